@@ -1,0 +1,504 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.EncoderException;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * MPA full operation (RFC 5044 §4-§6): ULPDU ({@link ByteBuf}) to FPDU and back.
+ *
+ * <pre>
+ *  [marker]* ULPDU_Length(16, BE) | ULPDU | PAD 0..3 | [marker] | CRC32C (little-endian on the wire)
+ * </pre>
+ *
+ * <p><b>Inbound</b>: a pure byte-stream decoder (it never depends on how TCP segmented the stream);
+ * each FPDU yields one ULPDU buffer, a retained slice of the received bytes (a composite of slices
+ * when markers sit inside it): no copies. The receiver owns and must release it. CRC and markers are
+ * checked before anything is delivered; a mismatch raises {@link MpaException} code 2 or 3 and
+ * nothing more is delivered on this half connection (RFC 5044 §8). MPA does not close the
+ * connection itself then: the ULP (RDMAP) sends its Terminate and closes.
+ *
+ * <p><b>Outbound</b>: {@link #write} takes a ULPDU buffer (and ownership of it) and sends the FPDU
+ * as a few writes: a small header buffer, the ULPDU itself (or retained slices of it, cut at marker
+ * positions), and a small trailer with pad, any marker and the CRC. The payload is never copied. This
+ * is why the framer is a {@link ByteToMessageDecoder} plus a hand-written outbound side rather than a
+ * {@code ByteToMessageCodec}, whose encoder would copy every payload into one output buffer.
+ *
+ * <p>As Responder the framer holds every outbound FPDU until one valid FPDU has been received
+ * (RFC 5044 §7.1.2 rule 4), then sends them in order.
+ *
+ * <p>Markers occupy every 512th stream position counted from each direction's first octet after its
+ * startup frame (RFC 5044 §4.3); the framer is created at exactly that point of both directions.
+ */
+public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(MpaFramer.class);
+
+    /** Marker interval (RFC 5044 §4.3). */
+    public static final int MARKER_INTERVAL = 512;
+    /** Octets of a marker. */
+    public static final int MARKER_LENGTH = 4;
+    /** Octets of the ULPDU_Length field. */
+    public static final int LENGTH_FIELD = 2;
+    /** Octets of the CRC field. */
+    public static final int CRC_LENGTH = 4;
+
+    private enum State {
+        /** Waiting for the (optional leading marker and) ULPDU_Length of the next FPDU. */
+        READ_HEADER,
+        /** ULPDU_Length known; waiting for the whole FPDU. */
+        READ_FPDU,
+        /** An error was reported; nothing more is delivered on this half connection (RFC 5044 §8). */
+        FAILED
+    }
+
+    private final boolean crc;
+    private final boolean markersTx;
+    private final boolean markersRx;
+    private final int maxUlpduLength;
+    private final int mulpdu;
+    private final CRC32C rxCrc = new CRC32C();
+    private final CRC32C txCrc = new CRC32C();
+
+    private State state = State.READ_HEADER;
+    /** Octets received since this direction's SeqStart (mod 2^32; only mod 512 matters). */
+    private int rxPos;
+    /** Octets sent since this direction's SeqStart. */
+    private int txPos;
+    private int fpduLead;
+    private int fpduUlpduLength;
+    private int fpduWireLength;
+    private long fpdusReceived;
+
+    private boolean txHeld;
+    private boolean flushWhileHeld;
+    private ArrayDeque<HeldWrite> held;
+
+    /** A framer for the parameters a {@link MpaStartupHandler} negotiated. */
+    public MpaFramer(MpaParameters parameters) {
+        this(parameters.crc(), parameters.markersTx(), parameters.markersRx(), parameters.maxUlpduLength(),
+                parameters.mulpdu(), parameters.holdTxUntilFirstFpdu());
+    }
+
+    /**
+     * A framer with explicit settings, for tests, benchmarks, and ULPs that run their own startup.
+     *
+     * @param crc              generate and check CRC32C (otherwise the CRC field is sent as 0, never checked)
+     * @param markersTx        insert markers in what we send
+     * @param markersRx        the peer inserts markers in what it sends
+     * @param maxUlpduLength   largest ULPDU_Length accepted from the peer (128..65535)
+     * @param mulpdu           MULPDU reported to DDP
+     * @param holdTx           hold outbound FPDUs until a valid FPDU arrived (Responder, rule 4)
+     */
+    public MpaFramer(boolean crc, boolean markersTx, boolean markersRx, int maxUlpduLength, int mulpdu,
+                     boolean holdTx) {
+        if (maxUlpduLength < 0 || maxUlpduLength > 0xFFFF) {
+            throw new IllegalArgumentException("maxUlpduLength must be 0..65535: " + maxUlpduLength);
+        }
+        this.crc = crc;
+        this.markersTx = markersTx;
+        this.markersRx = markersRx;
+        this.maxUlpduLength = maxUlpduLength;
+        this.mulpdu = mulpdu;
+        this.txHeld = holdTx;
+    }
+
+    /** MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). */
+    public int mulpdu() {
+        return mulpdu;
+    }
+
+    public boolean crc() {
+        return crc;
+    }
+
+    public boolean markersTx() {
+        return markersTx;
+    }
+
+    public boolean markersRx() {
+        return markersRx;
+    }
+
+    /** Whether outbound FPDUs are still held by rule 4. */
+    public boolean isTxHeld() {
+        return txHeld;
+    }
+
+    /**
+     * Octets an FPDU occupies on the wire when it starts {@code streamPos} octets after SeqStart:
+     * length field, ULPDU, pad, the markers that fall inside it (including a leading one and one right
+     * after the pad, RFC 5044 §4.3), and the CRC.
+     */
+    public static int wireLength(int streamPos, int ulpduLength, boolean markers) {
+        int body = LENGTH_FIELD + ulpduLength;
+        body += (-body) & 3;
+        if (!markers) {
+            return body + CRC_LENGTH;
+        }
+        int off = 0;
+        int left = body;
+        while (left > 0) {
+            if (((streamPos + off) & (MARKER_INTERVAL - 1)) == 0) {
+                off += MARKER_LENGTH;
+            }
+            int n = Math.min(left, MARKER_INTERVAL - ((streamPos + off) & (MARKER_INTERVAL - 1)));
+            off += n;
+            left -= n;
+        }
+        if (((streamPos + off) & (MARKER_INTERVAL - 1)) == 0) {
+            off += MARKER_LENGTH; // a marker right after the PAD belongs to this FPDU (RFC 5044 §4.3)
+        }
+        return off + CRC_LENGTH;
+    }
+
+    /**
+     * MULPDU for an EMSS (RFC 5044 §4.5), clamped to 128..64768:
+     * {@code EMSS - (6 + (EMSS mod 4))}, with markers {@code EMSS - (6 + 4 * ceil(EMSS / 512) + (EMSS mod 4))}.
+     */
+    public static int mulpdu(int emss, boolean markers) {
+        int m = emss - (6 + (emss % 4));
+        if (markers) {
+            m -= MARKER_LENGTH * ((emss + MARKER_INTERVAL - 1) / MARKER_INTERVAL);
+        }
+        return Math.max(MpaSettings.MIN_MULPDU, Math.min(MpaSettings.MAX_SEND_ULPDU, m));
+    }
+
+    // ---------------------------------------------------------------- inbound
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        for (;;) {
+            switch (state) {
+                case READ_HEADER: {
+                    int lead = markersRx && (rxPos & (MARKER_INTERVAL - 1)) == 0 ? MARKER_LENGTH : 0;
+                    if (in.readableBytes() < lead + LENGTH_FIELD) {
+                        return;
+                    }
+                    int length = in.getUnsignedShort(in.readerIndex() + lead);
+                    if (length > maxUlpduLength) {
+                        throw fail(ctx, in, MpaErrorCode.LOCAL_CATASTROPHIC, "ULPDU_Length " + length
+                                + " exceeds the configured maximum of " + maxUlpduLength + " octets");
+                    }
+                    fpduLead = lead;
+                    fpduUlpduLength = length;
+                    fpduWireLength = wireLength(rxPos, length, markersRx);
+                    state = State.READ_FPDU;
+                    break;
+                }
+                case READ_FPDU: {
+                    if (in.readableBytes() < fpduWireLength) {
+                        return;
+                    }
+                    ByteBuf ulpdu = readFpdu(ctx, in);
+                    out.add(ulpdu);
+                    state = State.READ_HEADER;
+                    if (txHeld) {
+                        releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
+                    }
+                    break;
+                }
+                case FAILED:
+                    in.skipBytes(in.readableBytes());
+                    return;
+                default:
+                    throw new IllegalStateException(state.name());
+            }
+        }
+    }
+
+    private ByteBuf readFpdu(ChannelHandlerContext ctx, ByteBuf in) {
+        int start = in.readerIndex();
+        int crcIndex = start + fpduWireLength - CRC_LENGTH;
+        if (crc) {
+            rxCrc.reset();
+            Crc32c.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
+            int computed = (int) rxCrc.getValue();
+            int received = in.getIntLE(crcIndex);
+            if (computed != received) {
+                // RFC 5044 §8 code 2
+                throw fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
+                        "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
+                        fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength,
+                        received, computed));
+            }
+        }
+        if (markersRx) {
+            for (int p = (-rxPos) & (MARKER_INTERVAL - 1); p < fpduWireLength - CRC_LENGTH; p += MARKER_INTERVAL) {
+                // FPDUPTR's two low bits are treated as zero (RFC 5044 §4.3)
+                int fpduPtr = in.getUnsignedShort(start + p + 2) & 0xFFFC;
+                if (fpduPtr != p) {
+                    // RFC 5044 §8 code 3
+                    throw fail(ctx, in, MpaErrorCode.MARKER_MISMATCH, String.format(
+                            "marker at stream offset %d has FPDUPTR %d but the FPDU (ULPDU_Length %d) starts %d octets before it",
+                            Integer.toUnsignedLong(rxPos + p), fpduPtr, fpduUlpduLength, p));
+                }
+            }
+        }
+        ByteBuf ulpdu = extractUlpdu(ctx.alloc(), in, start);
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
+                    Integer.toUnsignedLong(rxPos), fpduUlpduLength, fpduWireLength);
+        }
+        in.skipBytes(fpduWireLength);
+        rxPos += fpduWireLength;
+        fpdusReceived++;
+        return ulpdu;
+    }
+
+    private ByteBuf extractUlpdu(ByteBufAllocator alloc, ByteBuf in, int start) {
+        int off = fpduLead + LENGTH_FIELD;
+        int remaining = fpduUlpduLength;
+        if (!markersRx || nextMarker(off) >= off + remaining) {
+            return in.retainedSlice(start + off, remaining);
+        }
+        CompositeByteBuf composite = alloc.compositeBuffer(remaining / (MARKER_INTERVAL - MARKER_LENGTH) + 2);
+        while (remaining > 0) {
+            int n = Math.min(remaining, nextMarker(off) - off);
+            composite.addComponent(true, in.retainedSlice(start + off, n));
+            off += n + MARKER_LENGTH;
+            remaining -= n;
+        }
+        return composite;
+    }
+
+    /** Offset (relative to the current FPDU start) of the first marker position at or after {@code off}. */
+    private int nextMarker(int off) {
+        return off + ((-(rxPos + off)) & (MARKER_INTERVAL - 1));
+    }
+
+    private MpaException fail(ChannelHandlerContext ctx, ByteBuf in, MpaErrorCode code, String what) {
+        state = State.FAILED;
+        in.skipBytes(in.readableBytes());
+        MpaException e = new MpaException(code, what);
+        LOG.warn("{} peer {}: {}; no further FPDUs are delivered on this half connection",
+                ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+        return e;
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        if (state != State.FAILED) {
+            decode(ctx, in, out);
+        }
+        if (in.isReadable() && state != State.FAILED) {
+            LOG.debug("{} closed with {} octets of an incomplete FPDU (MPA error 1)", ctx.channel(),
+                    in.readableBytes());
+            in.skipBytes(in.readableBytes());
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        failHeldWrites(new ClosedChannelException());
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        failHeldWrites(new ClosedChannelException());
+    }
+
+    // ---------------------------------------------------------------- outbound
+
+    /**
+     * Sends {@code msg} as one FPDU when it is a {@link ByteBuf} (the ULPDU; this method takes
+     * ownership and releases it); passes anything else on unchanged.
+     */
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof ByteBuf)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        ByteBuf ulpdu = (ByteBuf) msg;
+        if (txHeld) {
+            if (held == null) {
+                held = new ArrayDeque<>();
+            }
+            held.add(new HeldWrite(ulpdu, promise));
+            return;
+        }
+        writeFpdu(ctx, ulpdu, promise);
+    }
+
+    private void writeFpdu(ChannelHandlerContext ctx, ByteBuf ulpdu, ChannelPromise promise) {
+        int length = ulpdu.readableBytes();
+        if (length > MpaSettings.MAX_SEND_ULPDU) {
+            ulpdu.release();
+            // RFC 5044 §3: DDP MUST NOT hand MPA a ULPDU longer than 64768 octets
+            promise.setFailure(new EncoderException("ULPDU of " + length + " octets exceeds "
+                    + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)"));
+            return;
+        }
+        if (!ctx.channel().isActive()) {
+            ulpdu.release();
+            promise.setFailure(new ClosedChannelException());
+            return;
+        }
+        ByteBufAllocator alloc = ctx.alloc();
+        int fpduStart = txPos;
+        if (crc) {
+            txCrc.reset();
+        }
+        ByteBuf head = alloc.buffer(MARKER_LENGTH + LENGTH_FIELD);
+        if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
+            head.writeInt(0); // RFC 5044 §7.1.2 rule 7 / §4.3: FPDUPTR 0, the marker opens this FPDU
+            txPos += MARKER_LENGTH;
+        }
+        head.writeShort(length);
+        txPos += LENGTH_FIELD;
+        if (crc) {
+            Crc32c.update(txCrc, head, head.readerIndex(), head.readableBytes());
+        }
+        ctx.write(head, ctx.voidPromise());
+
+        int index = ulpdu.readerIndex();
+        int remaining = length;
+        boolean ulpduWritten = false;
+        while (remaining > 0) {
+            if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
+                writeMarker(ctx, alloc, txPos - fpduStart);
+            }
+            int n = markersTx ? Math.min(remaining, MARKER_INTERVAL - (txPos & (MARKER_INTERVAL - 1))) : remaining;
+            if (crc) {
+                Crc32c.update(txCrc, ulpdu, index, n);
+            }
+            if (n == length) {
+                ctx.write(ulpdu, ctx.voidPromise()); // whole ULPDU, no marker inside: hand it on as is
+                ulpduWritten = true;
+            } else {
+                ctx.write(ulpdu.retainedSlice(index, n), ctx.voidPromise());
+            }
+            index += n;
+            remaining -= n;
+            txPos += n;
+        }
+        if (!ulpduWritten) {
+            ulpdu.release();
+        }
+
+        int pad = (-(LENGTH_FIELD + length)) & 3;
+        ByteBuf tail = alloc.buffer(pad + MARKER_LENGTH + CRC_LENGTH);
+        tail.writeZero(pad);
+        txPos += pad;
+        if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
+            tail.writeShort(0);
+            tail.writeShort(txPos - fpduStart); // marker right after the PAD: part of this FPDU
+            txPos += MARKER_LENGTH;
+        }
+        if (crc) {
+            Crc32c.update(txCrc, tail, tail.readerIndex(), tail.readableBytes());
+        }
+        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+        txPos += CRC_LENGTH;
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
+                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
+        }
+        ctx.write(tail, promise);
+    }
+
+    private void writeMarker(ChannelHandlerContext ctx, ByteBufAllocator alloc, int fpduPtr) {
+        ByteBuf marker = alloc.buffer(MARKER_LENGTH);
+        marker.writeShort(0);
+        marker.writeShort(fpduPtr);
+        if (crc) {
+            Crc32c.update(txCrc, marker, 0, MARKER_LENGTH);
+        }
+        ctx.write(marker, ctx.voidPromise());
+        txPos += MARKER_LENGTH;
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (txHeld) {
+            flushWhileHeld = true;
+            return;
+        }
+        ctx.flush();
+    }
+
+    private void releaseHeldWrites(ChannelHandlerContext ctx) {
+        txHeld = false;
+        if (held != null) {
+            HeldWrite w;
+            while ((w = held.poll()) != null) {
+                writeFpdu(ctx, w.ulpdu, w.promise);
+            }
+            held = null;
+        }
+        if (flushWhileHeld) {
+            flushWhileHeld = false;
+            ctx.flush();
+        }
+    }
+
+    private void failHeldWrites(Throwable cause) {
+        if (held == null) {
+            return;
+        }
+        HeldWrite w;
+        while ((w = held.poll()) != null) {
+            ReferenceCountUtil.release(w.ulpdu);
+            w.promise.tryFailure(cause);
+        }
+        held = null;
+    }
+
+    private static final class HeldWrite {
+        final ByteBuf ulpdu;
+        final ChannelPromise promise;
+
+        HeldWrite(ByteBuf ulpdu, ChannelPromise promise) {
+            this.ulpdu = ulpdu;
+            this.promise = promise;
+        }
+    }
+
+    // ---------------------------------------------------------------- outbound pass-through
+
+    @Override
+    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+        ctx.bind(localAddress, promise);
+    }
+
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
+                        ChannelPromise promise) {
+        ctx.connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.disconnect(promise);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.close(promise);
+    }
+
+    @Override
+    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.deregister(promise);
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        ctx.read();
+    }
+}

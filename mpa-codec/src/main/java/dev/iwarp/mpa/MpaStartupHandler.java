@@ -1,0 +1,435 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * MPA startup (RFC 5044 §7.1; RFC 6581; draft-ietf-rddp-mpa-01 §6.1 for Rev 0) for either role.
+ *
+ * <ul>
+ *   <li><b>Initiator</b>: sends the Request when the channel is active, validates the Reply.</li>
+ *   <li><b>Responder</b>: validates the Request and fires {@link MpaConnectRequest}; the application
+ *       accepts or rejects it asynchronously, and the Reply is sent then.</li>
+ * </ul>
+ *
+ * On success the handler puts an {@link MpaFramer} right after itself, fires one
+ * {@link MpaStartupCompletionEvent} with the negotiated {@link MpaParameters}, removes itself and
+ * hands any octets that arrived behind the startup frame to the framer, so no full-operation handler
+ * ever sees startup octets. ULPDUs written before that are held and then framed in order.
+ *
+ * <p>Failures: an improperly formatted frame (wrong key, unsupported Rev, PD_Length over the limit,
+ * an Initiator/Initiator mis-start) and the startup timeout close the connection (MPA error 4); a
+ * Reply with R=1 ends MPA but leaves TCP open (RFC 5044 §7.1.2 rules 2-3); the RFC 6581 failures
+ * (codes 6, 7) send a Terminate when {@link MpaSettings#terminateFactory()} is set, then close. Each
+ * failure completes {@link #startupFuture()} and fires the completion event with the cause.
+ */
+public class MpaStartupHandler extends ByteToMessageDecoder implements ChannelOutboundHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(MpaStartupHandler.class);
+
+    /** Name under which the framer is added when free. */
+    public static final String FRAMER_NAME = "mpa-framer";
+
+    private enum State {
+        /** Not yet active. */
+        IDLE,
+        /** Responder: waiting for the MPA Request. */
+        AWAIT_REQUEST,
+        /** Responder: Request delivered to the ULP, waiting for accept/reject. */
+        AWAIT_ULP_DECISION,
+        /** Initiator: Request sent, waiting for the Reply. */
+        AWAIT_REPLY,
+        /** Startup over (success, rejection or failure). */
+        DONE
+    }
+
+    private final MpaRole role;
+    private final MpaSettings settings;
+    private State state = State.IDLE;
+    private ChannelHandlerContext ctx;
+    private Promise<MpaParameters> startupPromise;
+    private ScheduledFuture<?> timeout;
+    private MpaStartupFrame request;
+    private ArrayDeque<Object[]> pendingWrites;
+    private boolean flushPending;
+    private boolean replyOctetsSeen;
+
+    public MpaStartupHandler(MpaRole role, MpaSettings settings) {
+        this.role = Objects.requireNonNull(role, "role");
+        this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    /** An Initiator with these settings. */
+    public static MpaStartupHandler initiator(MpaSettings settings) {
+        return new MpaStartupHandler(MpaRole.INITIATOR, settings);
+    }
+
+    /** A Responder with these settings. */
+    public static MpaStartupHandler responder(MpaSettings settings) {
+        return new MpaStartupHandler(MpaRole.RESPONDER, settings);
+    }
+
+    public MpaRole role() {
+        return role;
+    }
+
+    public MpaSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Completes with the negotiated parameters, or fails with {@link MpaRejectedException} or
+     * {@link MpaException}. Available once the handler is in a pipeline.
+     */
+    public Future<MpaParameters> startupFuture() {
+        if (startupPromise == null) {
+            throw new IllegalStateException("not added to a pipeline yet");
+        }
+        return startupPromise;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        this.startupPromise = ctx.executor().newPromise();
+        super.handlerAdded(ctx);
+        if (ctx.channel().isActive()) {
+            start(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    private void start(ChannelHandlerContext ctx) {
+        if (state != State.IDLE) {
+            return;
+        }
+        // RFC 5044 §7.1.2 rules 8 and 10: time out waiting for startup frames
+        timeout = ctx.executor().schedule(this::onTimeout, settings.startupTimeoutMillis(), TimeUnit.MILLISECONDS);
+        if (role == MpaRole.INITIATOR) {
+            request = MpaNegotiation.request(settings);
+            state = State.AWAIT_REPLY;
+            LOG.debug("{} MPA initiator sends {}", ctx.channel(), request);
+            writeFrame(ctx, request);
+        } else {
+            state = State.AWAIT_REQUEST;
+        }
+    }
+
+    private void writeFrame(ChannelHandlerContext ctx, MpaStartupFrame frame) {
+        ByteBuf buf = ctx.alloc().buffer(frame.encodedLength());
+        frame.encode(buf);
+        ctx.writeAndFlush(buf).addListener(f -> {
+            if (!f.isSuccess() && state != State.DONE) {
+                fail(ctx, new MpaException(MpaErrorCode.TCP_CONNECTION_LOST, "could not send the MPA "
+                        + (frame.type() == MpaStartupFrame.Type.REQUEST ? "Request" : "Reply"), f.cause()), true);
+            }
+        });
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        try {
+            switch (state) {
+                case AWAIT_REQUEST: {
+                    MpaStartupFrame frame = MpaStartupFrame.decode(in, settings.privateDataLimit());
+                    if (frame == null) {
+                        return;
+                    }
+                    MpaNegotiation.checkRequest(frame, settings);
+                    request = frame;
+                    state = State.AWAIT_ULP_DECISION;
+                    LOG.debug("{} MPA responder received {}", ctx.channel(), frame);
+                    ctx.fireUserEventTriggered(new MpaConnectRequest(this, ctx.channel(), frame));
+                    return;
+                }
+                case AWAIT_REPLY: {
+                    replyOctetsSeen |= in.isReadable();
+                    MpaStartupFrame reply = MpaStartupFrame.decode(in, settings.privateDataLimit());
+                    if (reply == null) {
+                        return;
+                    }
+                    onReply(ctx, reply);
+                    return;
+                }
+                case IDLE:
+                case AWAIT_ULP_DECISION:
+                case DONE:
+                default:
+                    // Octets behind the startup frame wait here and go to the framer (or, after a
+                    // rejection, to the application) when this handler is removed.
+                    return;
+            }
+        } catch (MpaException e) {
+            in.skipBytes(in.readableBytes());
+            fail(ctx, e, true);
+        }
+    }
+
+    private void onReply(ChannelHandlerContext ctx, MpaStartupFrame reply) {
+        MpaNegotiation.checkReply(request, reply, settings);
+        LOG.debug("{} MPA initiator received {}", ctx.channel(), reply);
+        if (reply.rejected()) {
+            // RFC 5044 §7.1.2 rule 3: exit MPA, leave TCP open for the ULP
+            reject(ctx, new MpaRejectedException(reply, false));
+            return;
+        }
+        MpaParameters params;
+        try {
+            params = MpaNegotiation.initiatorParameters(request, reply, settings,
+                    Emss.of(ctx.channel(), settings.emss()));
+        } catch (MpaException e) {
+            failNegotiation(ctx, request, reply, e);
+            return;
+        }
+        establish(ctx, params);
+    }
+
+    /** Called by {@link MpaConnectRequest} from any thread. */
+    void decide(MpaConnectRequest connectRequest, boolean reject, byte[] privateData, int ird, int ord) {
+        if (ctx.executor().inEventLoop()) {
+            doDecide(connectRequest, reject, privateData, ird, ord);
+        } else {
+            ctx.executor().execute(() -> doDecide(connectRequest, reject, privateData, ird, ord));
+        }
+    }
+
+    private void doDecide(MpaConnectRequest connectRequest, boolean reject, byte[] privateData, int ird, int ord) {
+        if (state != State.AWAIT_ULP_DECISION || connectRequest.request() != request) {
+            LOG.debug("{} ignoring late MPA accept/reject in state {}", ctx.channel(), state);
+            return;
+        }
+        int useIrd = ird >= 0 ? ird : settings.ird();
+        int useOrd = ord >= 0 ? ord : settings.ord();
+        MpaStartupFrame reply = MpaNegotiation.reply(request, settings, reject, privateData, useIrd, useOrd);
+        LOG.debug("{} MPA responder sends {}", ctx.channel(), reply);
+        writeFrame(ctx, reply);
+        if (reject) {
+            // RFC 5044 §7.1.2 rule 2: exit MPA, TCP stays open for the ULP
+            reject(ctx, new MpaRejectedException(reply, true));
+            return;
+        }
+        establish(ctx, MpaNegotiation.responderParameters(request, reply, settings,
+                Emss.of(ctx.channel(), settings.emss()), useIrd, useOrd));
+    }
+
+    private void establish(ChannelHandlerContext ctx, MpaParameters params) {
+        finish();
+        MpaFramer framer = installFramer(ctx, params);
+        LOG.debug("{} MPA startup complete: {}", ctx.channel(), params);
+        startupPromise.trySuccess(params);
+        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.success(params));
+        handOverPendingWrites(ctx, framer);
+        ctx.pipeline().remove(this); // forwards octets behind the startup frame to the framer
+    }
+
+    private MpaFramer installFramer(ChannelHandlerContext ctx, MpaParameters params) {
+        MpaFramer framer = new MpaFramer(params);
+        ChannelPipeline p = ctx.pipeline();
+        p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
+        return framer;
+    }
+
+    private void handOverPendingWrites(ChannelHandlerContext ctx, MpaFramer framer) {
+        if (pendingWrites == null) {
+            return;
+        }
+        ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
+        Object[] w;
+        while ((w = pendingWrites.poll()) != null) {
+            framer.write(framerCtx, w[0], (ChannelPromise) w[1]);
+        }
+        pendingWrites = null;
+        if (flushPending) {
+            framer.flush(framerCtx);
+        }
+    }
+
+    private void failNegotiation(ChannelHandlerContext ctx, MpaStartupFrame request, MpaStartupFrame reply,
+                                 MpaException e) {
+        // RFC 6581 §3-§4: the Initiator is in full operation; it reports the failure in a Terminate
+        // (Layer 2 LLP, EType 0 MPA, code 6 or 7) as its first FPDU, then closes.
+        finish();
+        LOG.warn("{} peer {}: {}", ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+        failPendingWrites(e);
+        startupPromise.tryFailure(e);
+        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(e));
+        MpaTerminateFactory factory = settings.terminateFactory();
+        if (factory != null) {
+            MpaParameters params = new MpaParameters(MpaRole.INITIATOR, reply.revision(),
+                    request.crc() || reply.crc(), reply.markers(), request.markers(), request, reply,
+                    settings.ird(), settings.ord(), null, MpaFramer.mulpdu(MpaSettings.DEFAULT_EMSS, reply.markers()),
+                    settings.maxUlpduLength(), false);
+            MpaFramer framer = installFramer(ctx, params);
+            ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
+            ByteBuf terminate = factory.terminateUlpdu(ctx.alloc(), e.errorCode());
+            framer.write(framerCtx, terminate, framerCtx.newPromise());
+            framer.flush(framerCtx);
+        }
+        ctx.close();
+    }
+
+    private void reject(ChannelHandlerContext ctx, MpaRejectedException rejection) {
+        finish();
+        LOG.info("{} MPA startup rejected ({}); TCP left open", ctx.channel(),
+                rejection.rejectedLocally() ? "by the local ULP" : "by the peer");
+        failPendingWrites(rejection);
+        startupPromise.tryFailure(rejection);
+        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(rejection));
+        ctx.pipeline().remove(this); // any further octets go to the application as plain bytes
+    }
+
+    private void fail(ChannelHandlerContext ctx, MpaException e, boolean close) {
+        if (state == State.DONE) {
+            return;
+        }
+        finish();
+        LOG.warn("{} MPA startup with {} failed: {}{}", ctx.channel(), ctx.channel().remoteAddress(),
+                e.getMessage(), close ? "; closing the connection" : "");
+        failPendingWrites(e);
+        startupPromise.tryFailure(e);
+        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(e));
+        if (close) {
+            ctx.close();
+        }
+    }
+
+    private void finish() {
+        state = State.DONE;
+        if (timeout != null) {
+            timeout.cancel(false);
+            timeout = null;
+        }
+    }
+
+    private void onTimeout() {
+        if (state == State.DONE) {
+            return;
+        }
+        ByteBuf cumulation = internalBuffer();
+        int have = cumulation == null ? 0 : cumulation.readableBytes();
+        String waitingFor = state == State.AWAIT_ULP_DECISION ? "the local ULP to accept or reject the Request"
+                : state == State.AWAIT_REPLY ? "the MPA Reply" : "the MPA Request";
+        // RFC 5044 §7.1.2 rule 10; an incomplete frame is an improperly formatted one
+        fail(ctx, new MpaException(MpaErrorCode.INVALID_STARTUP_FRAME, "startup timed out after "
+                + settings.startupTimeoutMillis() + " ms waiting for " + waitingFor + " (" + have
+                + " octets of an incomplete frame received)"), true);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (state != State.DONE && state != State.IDLE) {
+            if (role == MpaRole.INITIATOR && state == State.AWAIT_REPLY && request.revision() == 2
+                    && settings.rev1Fallback() && !replyOctetsSeen) {
+                fail(ctx, new MpaRevisionRefusedException("peer closed the connection after our Rev 2 Request "
+                        + "without a Reply; retry with Rev 1 (RFC 6581 §5)"), false);
+            } else {
+                fail(ctx, new MpaException(MpaErrorCode.TCP_CONNECTION_LOST,
+                        "connection closed during MPA startup (" + state + ")"), false);
+            }
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        if (state != State.DONE && cause instanceof IOException) {
+            // RST or similar during startup: MPA error 1 (RFC 5044 §8)
+            boolean refused = role == MpaRole.INITIATOR && state == State.AWAIT_REPLY && request.revision() == 2
+                    && settings.rev1Fallback() && !replyOctetsSeen;
+            fail(ctx, refused ? new MpaRevisionRefusedException("connection reset after our Rev 2 Request ("
+                    + cause.getMessage() + "); retry with Rev 1 (RFC 6581 §5)")
+                    : new MpaException(MpaErrorCode.TCP_CONNECTION_LOST, "connection lost during MPA startup", cause),
+                    true);
+            return;
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        failPendingWrites(new ClosedChannelException());
+    }
+
+    // ------------------------------------------------------------ outbound: hold ULPDUs until established
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (pendingWrites == null) {
+            pendingWrites = new ArrayDeque<>();
+        }
+        pendingWrites.add(new Object[] {msg, promise});
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        flushPending = true;
+    }
+
+    private void failPendingWrites(Throwable cause) {
+        if (pendingWrites == null) {
+            return;
+        }
+        Object[] w;
+        while ((w = pendingWrites.poll()) != null) {
+            ReferenceCountUtil.release(w[0]);
+            ((ChannelPromise) w[1]).tryFailure(cause);
+        }
+        pendingWrites = null;
+    }
+
+    @Override
+    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+        ctx.bind(localAddress, promise);
+    }
+
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
+                        ChannelPromise promise) {
+        ctx.connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.disconnect(promise);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.close(promise);
+    }
+
+    @Override
+    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.deregister(promise);
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        ctx.read();
+    }
+}

@@ -1,0 +1,122 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/** Helpers shared by the MPA tests. */
+final class MpaTestUtil {
+    private MpaTestUtil() {
+    }
+
+    /** Concatenates and releases every outbound buffer of the channel. */
+    static byte[] drainOutbound(EmbeddedChannel ch) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (;;) {
+            Object o = ch.readOutbound();
+            if (o == null) {
+                return out.toByteArray();
+            }
+            ByteBuf b = (ByteBuf) o;
+            try {
+                byte[] a = new byte[b.readableBytes()];
+                b.readBytes(a);
+                out.writeBytes(a);
+            } finally {
+                b.release();
+            }
+        }
+    }
+
+    /** Reads, copies and releases every inbound ByteBuf of the channel. */
+    static List<byte[]> drainInbound(EmbeddedChannel ch) {
+        List<byte[]> list = new ArrayList<>();
+        for (;;) {
+            Object o = ch.readInbound();
+            if (o == null) {
+                return list;
+            }
+            ByteBuf b = (ByteBuf) o;
+            try {
+                byte[] a = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), a);
+                list.add(a);
+            } finally {
+                b.release();
+            }
+        }
+    }
+
+    static byte[] bytes(ByteBuf b) {
+        byte[] a = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), a);
+        return a;
+    }
+
+    static ByteBuf buf(byte[] a) {
+        return Unpooled.wrappedBuffer(a.clone());
+    }
+
+    /**
+     * An independent FPDU sender written straight from the pseudo code of spec/mpa.md §3.3 on plain
+     * byte arrays, to cross-check {@link MpaFramer}'s marker placement and CRC coverage.
+     */
+    static final class ReferenceSender {
+        private final boolean markers;
+        private final boolean crc;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private int off;
+        private final CRC32C c = new CRC32C();
+
+        ReferenceSender(boolean markers, boolean crc) {
+            this.markers = markers;
+            this.crc = crc;
+        }
+
+        void emit(byte[] ulpdu) {
+            int pad = (4 - ((2 + ulpdu.length) % 4)) % 4;
+            byte[] body = new byte[2 + ulpdu.length + pad];
+            body[0] = (byte) (ulpdu.length >> 8);
+            body[1] = (byte) ulpdu.length;
+            System.arraycopy(ulpdu, 0, body, 2, ulpdu.length);
+            int start = off;
+            c.reset();
+            int i = 0;
+            while (i < body.length) {
+                if (markers && off % 512 == 0) {
+                    putMarker(off - start);
+                }
+                int n = markers ? Math.min(body.length - i, 512 - off % 512) : body.length - i;
+                out.write(body, i, n);
+                c.update(body, i, n);
+                i += n;
+                off += n;
+            }
+            if (markers && off % 512 == 0) {
+                putMarker(off - start);
+            }
+            int v = crc ? (int) c.getValue() : 0;
+            out.write(v);
+            out.write(v >>> 8);
+            out.write(v >>> 16);
+            out.write(v >>> 24);
+            off += 4;
+        }
+
+        private void putMarker(int ptr) {
+            byte[] m = {0, 0, (byte) (ptr >> 8), (byte) ptr};
+            out.write(m, 0, 4);
+            c.update(m);
+            off += 4;
+        }
+
+        byte[] bytes() {
+            return out.toByteArray();
+        }
+    }
+}
