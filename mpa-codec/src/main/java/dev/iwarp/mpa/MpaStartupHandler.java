@@ -379,6 +379,10 @@ public class MpaStartupHandler extends ByteToMessageDecoder implements ChannelOu
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (state == State.DONE) {
+            ctx.write(msg, promise); // the framer's output, or plain octets after a rejection
+            return;
+        }
         if (pendingWrites == null) {
             pendingWrites = new ArrayDeque<>();
         }
@@ -387,6 +391,10 @@ public class MpaStartupHandler extends ByteToMessageDecoder implements ChannelOu
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
+        if (state == State.DONE) {
+            ctx.flush();
+            return;
+        }
         flushPending = true;
     }
 

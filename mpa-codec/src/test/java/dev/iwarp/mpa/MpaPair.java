@@ -1,0 +1,121 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * An MPA Initiator and Responder pipeline wired back to back in memory: {@link #pump()} moves each
+ * side's outbound octets to the other side's inbound until both are quiet, recording every octet
+ * that crossed in each direction.
+ */
+final class MpaPair {
+    final EmbeddedChannel initiator;
+    final EmbeddedChannel responder;
+    final Recorder initiatorApp;
+    final Recorder responderApp;
+    final MpaStartupHandler initiatorMpa;
+    final MpaStartupHandler responderMpa;
+    final ByteArrayOutputStream initiatorToResponder = new ByteArrayOutputStream();
+    final ByteArrayOutputStream responderToInitiator = new ByteArrayOutputStream();
+
+    MpaPair(MpaSettings initiatorSettings, MpaSettings responderSettings, Consumer<MpaConnectRequest> decision) {
+        initiatorMpa = MpaStartupHandler.initiator(initiatorSettings);
+        responderMpa = MpaStartupHandler.responder(responderSettings);
+        initiatorApp = new Recorder(null);
+        responderApp = new Recorder(decision);
+        responder = new EmbeddedChannel(responderMpa, responderApp);
+        initiator = new EmbeddedChannel(initiatorMpa, initiatorApp);
+    }
+
+    /** Shuttles octets both ways until neither side has anything more to send. */
+    void pump() {
+        for (int round = 0; round < 1000; round++) {
+            initiator.runPendingTasks();
+            responder.runPendingTasks();
+            boolean moved = move(initiator, responder, initiatorToResponder);
+            moved |= move(responder, initiator, responderToInitiator);
+            if (!moved) {
+                return;
+            }
+        }
+        throw new AssertionError("pair did not settle");
+    }
+
+    private static boolean move(EmbeddedChannel from, EmbeddedChannel to, ByteArrayOutputStream log) {
+        boolean moved = false;
+        for (;;) {
+            ByteBuf b = from.readOutbound();
+            if (b == null) {
+                return moved;
+            }
+            moved = true;
+            byte[] a = new byte[b.readableBytes()];
+            b.getBytes(b.readerIndex(), a);
+            log.writeBytes(a);
+            if (to.isOpen()) {
+                to.writeInbound(b);
+            } else {
+                b.release();
+            }
+        }
+    }
+
+    void finish() {
+        initiator.finishAndReleaseAll();
+        responder.finishAndReleaseAll();
+    }
+
+    /** The application end of a pipeline: records events, ULPDUs (copied, released) and exceptions. */
+    static final class Recorder extends ChannelInboundHandlerAdapter {
+        final Consumer<MpaConnectRequest> decision;
+        final List<Object> events = new ArrayList<>();
+        final List<byte[]> received = new ArrayList<>();
+        final List<Throwable> exceptions = new ArrayList<>();
+        MpaConnectRequest connectRequest;
+        MpaStartupCompletionEvent completion;
+
+        Recorder(Consumer<MpaConnectRequest> decision) {
+            this.decision = decision;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            events.add(evt);
+            if (evt instanceof MpaConnectRequest) {
+                connectRequest = (MpaConnectRequest) evt;
+                if (decision != null) {
+                    decision.accept(connectRequest);
+                }
+            } else if (evt instanceof MpaStartupCompletionEvent) {
+                if (completion != null) {
+                    throw new AssertionError("two completion events");
+                }
+                completion = (MpaStartupCompletionEvent) evt;
+            }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                byte[] a = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), a);
+                received.add(a);
+            } finally {
+                b.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            exceptions.add(cause);
+        }
+    }
+}
