@@ -1,0 +1,203 @@
+package dev.iwarp.mpa;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * MPA over real TCP on 127.0.0.1 (NIO, and epoll where available): startup, FPDUs echoed back with
+ * CRC and markers as negotiated, MULPDU from the real EMSS on epoll, and the Rev 2 to Rev 1 fallback
+ * against a Responder that only speaks RFC 5044.
+ */
+class MpaLoopbackTest {
+    private final List<EventLoopGroup> groups = new ArrayList<>();
+    private final List<Channel> channels = new ArrayList<>();
+
+    @AfterEach
+    void shutdown() throws Exception {
+        for (Channel c : channels) {
+            c.close().sync();
+        }
+        for (EventLoopGroup g : groups) {
+            g.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private EventLoopGroup group(boolean epoll) {
+        IoHandlerFactory f = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        EventLoopGroup g = new MultiThreadIoEventLoopGroup(1, f);
+        groups.add(g);
+        return g;
+    }
+
+    /** An echo Responder: accepts every Request with "ok" and echoes every ULPDU. */
+    private InetSocketAddress startEchoResponder(boolean epoll, MpaSettings settings) throws Exception {
+        Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        Channel server = new ServerBootstrap().group(group(epoll)).channel(type)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(MpaStartupHandler.responder(settings), new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof MpaConnectRequest) {
+                                    ((MpaConnectRequest) evt).accept("ok".getBytes());
+                                }
+                            }
+
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ctx.writeAndFlush(msg); // ULPDU back as an FPDU
+                            }
+                        });
+                    }
+                }).bind("127.0.0.1", 0).sync().channel();
+        channels.add(server);
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    private static final class Client {
+        final Channel channel;
+        final MpaStartupHandler mpa;
+        final BlockingQueue<ByteBuf> received;
+
+        Client(Channel channel, MpaStartupHandler mpa, BlockingQueue<ByteBuf> received) {
+            this.channel = channel;
+            this.mpa = mpa;
+            this.received = received;
+        }
+    }
+
+    private Client connect(boolean epoll, InetSocketAddress addr, MpaSettings settings) throws Exception {
+        MpaStartupHandler mpa = MpaStartupHandler.initiator(settings);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        Channel ch = new Bootstrap().group(group(epoll)).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(mpa, new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                received.add((ByteBuf) msg);
+                            }
+                        });
+                    }
+                }).connect(addr).sync().channel();
+        channels.add(ch);
+        return new Client(ch, mpa, received);
+    }
+
+    @ParameterizedTest(name = "epoll={0} crc={1} markers initiator={2} responder={3}")
+    @CsvSource({
+            "false, true,  false, false",
+            "false, false, false, false",
+            "false, true,  true,  false",
+            "false, true,  false, true",
+            "false, true,  true,  true",
+            "true,  true,  false, false",
+            "true,  true,  true,  true",
+            "true,  false, true,  false",
+    })
+    void echoOverRealTcp(boolean epoll, boolean crc, boolean markersI, boolean markersR) throws Exception {
+        if (epoll) {
+            Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll not available here");
+        }
+        InetSocketAddress addr = startEchoResponder(epoll, MpaSettings.builder().crc(false).markers(markersR).build());
+        Client c = connect(epoll, addr, MpaSettings.builder().crc(crc).markers(markersI).build());
+        Future<MpaParameters> f = c.mpa.startupFuture().await();
+        assertTrue(f.isSuccess(), () -> String.valueOf(f.cause()));
+        MpaParameters p = f.getNow();
+        assertEquals(crc, p.crc());
+        assertEquals(markersR, p.markersTx());
+        assertEquals(markersI, p.markersRx());
+        assertArrayEquals("ok".getBytes(), p.peerPrivateData());
+        // RFC 5044 §4.5: EMSS from TCP_INFO snd_mss on epoll, else the 1460 default
+        int emss = epoll ? (int) ((EpollSocketChannel) c.channel).tcpInfo().sndMss() : 1460;
+        assertTrue(emss > 1460 || !epoll, "loopback MSS " + emss);
+        assertEquals(MpaFramer.mulpdu(emss, markersR), p.mulpdu());
+
+        Random rnd = new Random(7);
+        int[] sizes = {18, 0, 1, 100, 511, 512, 1454, 4096, 20000, 64767, 64768};
+        List<byte[]> sent = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (int s : sizes) {
+                byte[] a = new byte[s];
+                rnd.nextBytes(a);
+                sent.add(a);
+                c.channel.write(Unpooled.wrappedBuffer(a));
+            }
+        }
+        c.channel.flush();
+        for (byte[] expected : sent) {
+            ByteBuf got = c.received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(got, "echo timed out");
+            try {
+                byte[] a = new byte[got.readableBytes()];
+                got.getBytes(got.readerIndex(), a);
+                assertArrayEquals(expected, a);
+            } finally {
+                got.release();
+            }
+        }
+    }
+
+    @Test
+    void rev2InitiatorFallsBackToRev1AgainstAnRfc5044OnlyResponder() throws Exception {
+        // An RFC 5044-only Responder closes on a Rev 2 Request (mpa-rev2 §5)
+        InetSocketAddress addr = startEchoResponder(false, MpaSettings.builder().revision(1).build());
+        MpaSettings settings = MpaSettings.builder().rev1Fallback(true).build();
+        Client first = connect(false, addr, settings);
+        Future<MpaParameters> f1 = first.mpa.startupFuture().await();
+        assertInstanceOf(MpaRevisionRefusedException.class, f1.cause());
+
+        Client second = connect(false, addr, settings.toBuilder().revision(1).build());
+        Future<MpaParameters> f2 = second.mpa.startupFuture().await();
+        assertTrue(f2.isSuccess(), () -> String.valueOf(f2.cause()));
+        assertEquals(1, f2.getNow().revision());
+        second.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {0x41, 0x43, 1, 2}));
+        ByteBuf echo = second.received.poll(10, TimeUnit.SECONDS);
+        assertNotNull(echo);
+        assertEquals(4, echo.readableBytes());
+        echo.release();
+    }
+}
