@@ -1,0 +1,69 @@
+package dev.iwarp.ddp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageCodec;
+
+import java.util.List;
+
+/**
+ * ULPDU ({@link ByteBuf}, one per MPA FPDU or other framing unit) to {@link DdpSegment} and back
+ * (RFC 5041 §4). Decoding checks only what the header format defines (the ULPDU holds the header
+ * its T bit announces); versions, STags, queues and offsets are the engine's to judge. The decoded
+ * payload is a retained slice of the ULPDU; the encoded ULPDU is a composite of a small header
+ * buffer and the segment's payload, so payload octets are never copied.
+ */
+public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, DdpSegment segment, List<Object> out) {
+        ByteBuf header = ctx.alloc().buffer(segment.headerLength());
+        segment.encodeHeader(header);
+        if (segment.payloadLength() == 0) {
+            out.add(header);
+            return;
+        }
+        CompositeByteBuf ulpdu = ctx.alloc().compositeBuffer(2);
+        ulpdu.addComponents(true, header, segment.content().retain());
+        out.add(ulpdu);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
+        out.add(decode(ulpdu));
+    }
+
+    /**
+     * Decodes one ULPDU; the returned segment holds a retained slice of it (the caller keeps its own
+     * reference to {@code ulpdu}).
+     *
+     * @throws DdpException when the ULPDU is shorter than the header its T bit announces
+     */
+    public static DdpSegment decode(ByteBuf ulpdu) {
+        int start = ulpdu.readerIndex();
+        int length = ulpdu.readableBytes();
+        if (length < 1) {
+            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "empty ULPDU: no DDP header", null, 0);
+        }
+        int control = ulpdu.getUnsignedByte(start);
+        boolean tagged = (control & DdpSegment.FLAG_TAGGED) != 0;
+        int headerLength = tagged ? DdpTaggedSegment.HEADER_LENGTH : DdpUntaggedSegment.HEADER_LENGTH;
+        if (length < headerLength) {
+            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "ULPDU of " + length + " octets cannot hold the "
+                    + headerLength + "-octet " + (tagged ? "tagged" : "untagged") + " DDP header: "
+                    + ByteBufUtil.hexDump(ulpdu, start, length), null, -1);
+        }
+        boolean last = (control & DdpSegment.FLAG_LAST) != 0;
+        int version = control & DdpSegment.VERSION_MASK;
+        int rsvdUlp = ulpdu.getUnsignedByte(start + 1);
+        ByteBuf payload = ulpdu.retainedSlice(start + headerLength, length - headerLength);
+        if (tagged) {
+            return new DdpTaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getLong(start + 6),
+                    payload);
+        }
+        return new DdpUntaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getInt(start + 6),
+                ulpdu.getInt(start + 10), ulpdu.getInt(start + 14), payload);
+    }
+}

@@ -1,0 +1,59 @@
+package dev.iwarp.ddp;
+
+/**
+ * DDP errors (RFC 5041 §7.2): Terminate Layer 1, the EType and Error Code of each.
+ */
+public enum DdpError {
+    LOCAL_CATASTROPHIC(0x0, 0x00, "local catastrophic error"),
+    INVALID_STAG(0x1, 0x00, "invalid STag"),
+    BASE_OR_BOUNDS_VIOLATION(0x1, 0x01, "base or bounds violation"),
+    STAG_NOT_ASSOCIATED(0x1, 0x02, "STag not associated with DDP stream"),
+    TO_WRAP(0x1, 0x03, "TO wrap"),
+    INVALID_DDP_VERSION_TAGGED(0x1, 0x04, "invalid DDP version"),
+    INVALID_QN(0x2, 0x01, "invalid QN"),
+    INVALID_MSN_NO_BUFFER(0x2, 0x02, "invalid MSN - no buffer available"),
+    INVALID_MSN_RANGE(0x2, 0x03, "invalid MSN - MSN range is not valid"),
+    INVALID_MO(0x2, 0x04, "invalid MO"),
+    MESSAGE_TOO_LONG(0x2, 0x05, "DDP message too long for available buffer"),
+    INVALID_DDP_VERSION_UNTAGGED(0x2, 0x06, "invalid DDP version");
+
+    /** Terminate Layer value of DDP. */
+    public static final int LAYER = 1;
+
+    private final int errorType;
+    private final int errorCode;
+    private final String description;
+
+    DdpError(int errorType, int errorCode, String description) {
+        this.errorType = errorType;
+        this.errorCode = errorCode;
+        this.description = description;
+    }
+
+    /** EType: 0 local catastrophic, 1 tagged buffer, 2 untagged buffer. */
+    public int errorType() {
+        return errorType;
+    }
+
+    /** Error Code within the type. */
+    public int errorCode() {
+        return errorCode;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /**
+     * Whether a Terminate for this error carries the DDP segment length and the offending DDP header
+     * (M=1, D=1). Not for version errors (header layout unknown) nor local errors (rdmap.md §7.1).
+     */
+    public boolean carriesDdpHeader() {
+        return this != LOCAL_CATASTROPHIC && this != INVALID_DDP_VERSION_TAGGED && this != INVALID_DDP_VERSION_UNTAGGED;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%s(1/%d/0x%02x)", name(), errorType, errorCode);
+    }
+}
