@@ -45,7 +45,7 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         int start = ulpdu.readerIndex();
         int length = ulpdu.readableBytes();
         if (length < 1) {
-            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "empty ULPDU: no DDP header", null, 0);
+            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "empty ULPDU: no DDP header", null, -1);
         }
         int control = ulpdu.getUnsignedByte(start);
         boolean tagged = (control & DdpSegment.FLAG_TAGGED) != 0;

@@ -1,5 +1,7 @@
 package dev.iwarp.ddp;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.DecoderException;
 
 import java.util.Objects;
@@ -24,6 +26,19 @@ public class DdpException extends DecoderException {
         this.error = Objects.requireNonNull(error);
         this.ddpHeader = ddpHeader == null ? null : ddpHeader.clone();
         this.segmentLength = segmentLength;
+    }
+
+    /**
+     * The exception for {@code error} detected on {@code segment}: carries a copy of the segment's DDP
+     * header (as {@link DdpSegment#encodeHeader} writes it, so received Rsvd bits read as 0) and its
+     * payload length, which RDMAP puts into the Terminate (spec/rdmap.md §7.1, as siw). Ownership: the
+     * caller keeps its reference to {@code segment}.
+     */
+    public static DdpException forSegment(DdpError error, DdpSegment segment, String message) {
+        byte[] header = new byte[segment.headerLength()];
+        ByteBuf out = Unpooled.wrappedBuffer(header).writerIndex(0);
+        segment.encodeHeader(out);
+        return new DdpException(error, message + ": " + segment, header, segment.payloadLength());
     }
 
     public DdpError error() {

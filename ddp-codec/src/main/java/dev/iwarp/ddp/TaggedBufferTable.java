@@ -1,0 +1,164 @@
+package dev.iwarp.ddp;
+
+import io.netty.buffer.ByteBuf;
+
+import java.security.SecureRandom;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Data Sink's STag → tagged buffer map (RFC 5041 §5.1, §8; spec/ddp.md §9, §10). Registration,
+ * invalidation and deregistration may run on any thread; lookups and {@link #check} are lock-free
+ * and meant for event loops.
+ *
+ * <p>STag layout (verbs convention, as Linux siw): {@code index << 8 | key}. The 24-bit index is
+ * allocated cyclically from a random start in 1..0xFFFFFF and is never 0, so STag 0 is never handed
+ * out; the 8-bit key is random per registration, so a stale STag of a reused index fails. Lookups
+ * compare all 32 bits.
+ */
+public final class TaggedBufferTable {
+    /** Largest STag index. */
+    public static final int MAX_INDEX = 0xFFFFFF;
+
+    private final ConcurrentHashMap<Integer, TaggedBuffer> buffers = new ConcurrentHashMap<>();
+    private final Random random;
+    private final Object allocationLock = new Object();
+    private int nextIndex;
+
+    /** A table with STag indices and keys from a {@link SecureRandom} (STags hard to guess, RFC 5042). */
+    public TaggedBufferTable() {
+        this(new SecureRandom());
+    }
+
+    /** A table drawing the start index and the keys from {@code random} (tests: a seeded one). */
+    public TaggedBufferTable(Random random) {
+        this.random = Objects.requireNonNull(random, "random");
+        this.nextIndex = 1 + random.nextInt(MAX_INDEX);
+    }
+
+    /**
+     * Registers the readable octets of {@code memory} as a tagged buffer whose first octet has TO
+     * {@code baseTo}. Ownership: the table takes its own reference (a retained slice, released by
+     * {@link #deregister}); the caller keeps and releases its reference as before.
+     *
+     * @param protectionDomain the PD; {@link #check} compares it by identity
+     * @param accessFlags      {@link AccessFlags} bits
+     * @param remoteInvalidate whether the peer may invalidate the STag (Send with Invalidate)
+     * @throws IllegalArgumentException if the region would run past TO 2<sup>64</sup>−1
+     * @throws IllegalStateException    if all 2<sup>24</sup>−1 indices are in use
+     */
+    public TaggedBuffer register(Object protectionDomain, ByteBuf memory, long baseTo, int accessFlags,
+                                 boolean remoteInvalidate) {
+        Objects.requireNonNull(protectionDomain, "protectionDomain");
+        int length = memory.readableBytes();
+        if (length > 0 && Long.compareUnsigned(baseTo + length - 1, baseTo) < 0) {
+            throw new IllegalArgumentException(String.format("region [0x%016x, +%d) wraps past 2^64-1", baseTo, length));
+        }
+        synchronized (allocationLock) {
+            for (int tries = 0; tries < MAX_INDEX; tries++) {
+                int index = nextIndex;
+                nextIndex = index == MAX_INDEX ? 1 : index + 1;
+                if (buffers.containsKey(index)) {
+                    continue;
+                }
+                int stag = index << 8 | random.nextInt(256);
+                TaggedBuffer buffer = new TaggedBuffer(stag, protectionDomain, memory.retainedSlice(), baseTo,
+                        accessFlags, remoteInvalidate);
+                buffers.put(index, buffer);
+                return buffer;
+            }
+        }
+        throw new IllegalStateException("no free STag index");
+    }
+
+    /** The buffer registered under exactly this STag (index and key), valid or not; {@code null} if none. */
+    public TaggedBuffer lookup(int stag) {
+        TaggedBuffer b = buffers.get(stag >>> 8);
+        return b != null && b.stag() == stag ? b : null;
+    }
+
+    /**
+     * Validates an access of {@code length} octets at {@code to} (RFC 5041 §7.1; spec/ddp.md §4), in this
+     * order, returning the first failure:
+     * <ol>
+     *   <li>{@link TaggedAccessResult#INVALID_STAG}: no buffer under this STag (index or key differ) or it
+     *       was invalidated;</li>
+     *   <li>{@link TaggedAccessResult#STAG_NOT_ASSOCIATED}: registered in another PD than
+     *       {@code protectionDomain};</li>
+     *   <li>{@link TaggedAccessResult#ACCESS_RIGHTS}: some {@code requiredAccess} flag not granted;</li>
+     *   <li>{@link TaggedAccessResult#BASE_OR_BOUNDS}: {@code TO < base} or
+     *       {@code TO + length > base + buffer length}, both sides in unsigned 64-bit arithmetic
+     *       (an end that lands exactly on 2<sup>64</sup> counts as the top of the TO space);</li>
+     *   <li>{@link TaggedAccessResult#TO_WRAP}: {@code TO + length} runs past 2<sup>64</sup>−1. Such an
+     *       access wraps to a small end and so may pass step 4 (as in siw's arithmetic); this step
+     *       catches it.</li>
+     * </ol>
+     * Zero-length accesses are not exempted: RDMAP decides whether to call this for them (the RFC 6581
+     * RTR, spec/rdmap.md §11).
+     */
+    public TaggedAccessResult check(int stag, Object protectionDomain, long to, long length, int requiredAccess) {
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + length);
+        }
+        TaggedBuffer b = lookup(stag);
+        if (b == null || !b.isValid()) {
+            return TaggedAccessResult.INVALID_STAG;
+        }
+        if (b.protectionDomain() != protectionDomain) {
+            return TaggedAccessResult.STAG_NOT_ASSOCIATED;
+        }
+        if (!AccessFlags.allows(b.access(), requiredAccess)) {
+            return TaggedAccessResult.ACCESS_RIGHTS;
+        }
+        long base = b.baseTo();
+        // Compare last octets so that a region ending exactly at 2^64 works; for length 0 compare starts.
+        boolean inBounds = Long.compareUnsigned(to, base) >= 0 && (length == 0
+                ? Long.compareUnsigned(to - base, b.length()) <= 0
+                : b.length() > 0 && Long.compareUnsigned(to + length - 1, base + b.length() - 1) <= 0);
+        if (!inBounds) {
+            return TaggedAccessResult.BASE_OR_BOUNDS;
+        }
+        if (length > 0 && Long.compareUnsigned(to + length - 1, to) < 0) {
+            return TaggedAccessResult.TO_WRAP;
+        }
+        return TaggedAccessResult.OK;
+    }
+
+    /**
+     * Invalidates the STag (local invalidate, or the peer's Send with Invalidate once RDMAP has checked
+     * {@link TaggedBuffer#remoteInvalidate()}): later checks give INVALID_STAG. The buffer stays
+     * registered until {@link #deregister}.
+     *
+     * @return whether the STag was registered and valid
+     */
+    public boolean invalidate(int stag) {
+        TaggedBuffer b = lookup(stag);
+        if (b == null || !b.isValid()) {
+            return false;
+        }
+        b.invalidate();
+        return true;
+    }
+
+    /**
+     * Removes the STag, invalidates it and releases the table's reference to its memory. Any slice a
+     * caller obtained through {@link TaggedBuffer#read} stays usable until released.
+     *
+     * @return whether the STag was registered
+     */
+    public boolean deregister(int stag) {
+        TaggedBuffer b = lookup(stag);
+        if (b == null || !buffers.remove(stag >>> 8, b)) {
+            return false;
+        }
+        b.invalidate();
+        b.memory().release();
+        return true;
+    }
+
+    /** Registered STags, valid or not. */
+    public int size() {
+        return buffers.size();
+    }
+}

@@ -1,0 +1,127 @@
+package dev.iwarp.ddp;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What {@link UntaggedReceiveQueue#place} did with one segment: {@link Kind#PLACED} (more segments of
+ * the message to come), {@link Kind#DELIVERED} (the L=1 segment completed the message, RFC 5041 §5.4:
+ * context, QN, MSN, message length and RsvdULP for the ULP) or {@link Kind#ERROR} (nothing placed).
+ * PLACED and ERROR results are shared constants; only a delivery allocates.
+ *
+ * @param <T> the context posted with the buffer
+ */
+public final class UntaggedPlacement<T> {
+    /** Outcome kinds. */
+    public enum Kind { PLACED, DELIVERED, ERROR }
+
+    private static final UntaggedPlacement<?> PLACED = new UntaggedPlacement<>(Kind.PLACED, null, null, 0, 0, 0, 0, 0);
+    private static final Map<DdpError, UntaggedPlacement<?>> ERRORS = new EnumMap<>(DdpError.class);
+
+    static {
+        for (DdpError e : DdpError.values()) {
+            ERRORS.put(e, new UntaggedPlacement<>(Kind.ERROR, e, null, 0, 0, 0, 0, 0));
+        }
+    }
+
+    private final Kind kind;
+    private final DdpError error;
+    private final T context;
+    private final int qn;
+    private final int msn;
+    private final int messageLength;
+    private final int rsvdUlp;
+    private final int rsvdUlp2;
+
+    private UntaggedPlacement(Kind kind, DdpError error, T context, int qn, int msn, int messageLength, int rsvdUlp,
+                              int rsvdUlp2) {
+        this.kind = kind;
+        this.error = error;
+        this.context = context;
+        this.qn = qn;
+        this.msn = msn;
+        this.messageLength = messageLength;
+        this.rsvdUlp = rsvdUlp;
+        this.rsvdUlp2 = rsvdUlp2;
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> UntaggedPlacement<T> placed() {
+        return (UntaggedPlacement<T>) PLACED;
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> UntaggedPlacement<T> error(DdpError error) {
+        return (UntaggedPlacement<T>) ERRORS.get(Objects.requireNonNull(error));
+    }
+
+    static <T> UntaggedPlacement<T> delivered(T context, int qn, int msn, int messageLength, int rsvdUlp,
+                                              int rsvdUlp2) {
+        return new UntaggedPlacement<>(Kind.DELIVERED, null, context, qn, msn, messageLength, rsvdUlp, rsvdUlp2);
+    }
+
+    /** What happened. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Whether the segment failed (nothing placed). */
+    public boolean isError() {
+        return kind == Kind.ERROR;
+    }
+
+    /** Whether the segment completed a message. */
+    public boolean isDelivered() {
+        return kind == Kind.DELIVERED;
+    }
+
+    /** The Untagged Buffer Error (RFC 5041 §7.2) for {@link Kind#ERROR}, else {@code null}. */
+    public DdpError error() {
+        return error;
+    }
+
+    /** The context posted with the buffer that holds the delivered message, else {@code null}. */
+    public T context() {
+        return context;
+    }
+
+    /** QN of the delivered message. */
+    public int qn() {
+        return qn;
+    }
+
+    /** MSN of the delivered message. */
+    public int msn() {
+        return msn;
+    }
+
+    /** Length of the delivered message: MO + payload of its L=1 segment (RFC 5041 §5.4). */
+    public int messageLength() {
+        return messageLength;
+    }
+
+    /** RsvdULP[0:7] of the delivered message (RDMAP's control octet). */
+    public int rsvdUlp() {
+        return rsvdUlp;
+    }
+
+    /** RsvdULP[8:39] of the delivered message (RDMAP's Invalidate STag, or 0). */
+    public int rsvdUlp2() {
+        return rsvdUlp2;
+    }
+
+    @Override
+    public String toString() {
+        switch (kind) {
+            case ERROR:
+                return "ERROR " + error;
+            case DELIVERED:
+                return String.format("DELIVERED{QN %d MSN %d length %d RsvdULP 0x%02x/0x%08x %s}",
+                        Integer.toUnsignedLong(qn), Integer.toUnsignedLong(msn), messageLength, rsvdUlp, rsvdUlp2,
+                        context);
+            default:
+                return "PLACED";
+        }
+    }
+}

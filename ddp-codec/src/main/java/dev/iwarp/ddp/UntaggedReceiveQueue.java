@@ -1,0 +1,159 @@
+package dev.iwarp.ddp;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The Data Sink side of one untagged queue (RFC 5041 §5.1, §5.3, §5.4), for an in-order receiver as
+ * Linux siw: posted buffers are consumed in posting order, message MSN n lands in the n-th one, each
+ * segment's payload is placed at its MO, and the message is delivered when its L=1 segment is placed.
+ * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link MsnWindow}.
+ *
+ * <p>Checks per segment, in this order; the first failure is returned and nothing of the segment is
+ * placed (spec/ddp.md §4, spec/siw-interop.md §4):
+ * <ol>
+ *   <li>QN ≠ this queue's → {@link DdpError#INVALID_QN};</li>
+ *   <li>MSN ≠ the expected MSN (an in-order receiver has a window of one message) →
+ *       {@link DdpError#INVALID_MSN_RANGE};</li>
+ *   <li>expected MSN, no buffer posted → {@link DdpError#INVALID_MSN_NO_BUFFER};</li>
+ *   <li>MO ≠ octets of the message received so far → {@link DdpError#INVALID_MO};</li>
+ *   <li>MO + payload length > posted length → {@link DdpError#MESSAGE_TOO_LONG} (siw says 0x02 here;
+ *       we use the RFC's 0x05).</li>
+ * </ol>
+ * Every DDP error is fatal for the stream (RFC 5041 §7.1): after one, {@link #place} keeps returning
+ * that error without placing. The expected MSN starts at 1 and wraps modulo 2<sup>32</sup>.
+ *
+ * <p>Not thread-safe: confined to the stream's event loop.
+ *
+ * @param <T> what the poster wants back with the message (e.g. a work request)
+ */
+public final class UntaggedReceiveQueue<T> {
+    private static final class Posted<T> {
+        final ByteBuf target;
+        final int offset;
+        final int length;
+        final T context;
+
+        Posted(ByteBuf target, int offset, int length, T context) {
+            this.target = target;
+            this.offset = offset;
+            this.length = length;
+            this.context = context;
+        }
+    }
+
+    private final int qn;
+    private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>();
+    private int expectedMsn;
+    private int received;
+    private DdpError failure;
+
+    /** @param qn the queue number this queue accepts; the first message is MSN 1 */
+    public UntaggedReceiveQueue(int qn) {
+        this(qn, 1);
+    }
+
+    /**
+     * @param qn       the queue number this queue accepts
+     * @param firstMsn MSN of the first message (1 for a new stream, RFC 5041 §6; other values for tests)
+     */
+    public UntaggedReceiveQueue(int qn, int firstMsn) {
+        this.qn = qn;
+        this.expectedMsn = firstMsn;
+    }
+
+    /** This queue's QN. */
+    public int qn() {
+        return qn;
+    }
+
+    /** MSN the next segment must carry (the message in progress or the next one). */
+    public int expectedMsn() {
+        return expectedMsn;
+    }
+
+    /** Buffers posted and not yet delivered or flushed (including a partly filled one). */
+    public int postedCount() {
+        return posted.size();
+    }
+
+    /** The error that stopped this queue, or {@code null}. */
+    public DdpError failure() {
+        return failure;
+    }
+
+    /**
+     * Posts a receive buffer: the octets {@code [offset, offset + length)} of {@code target} (absolute
+     * indices; {@code target}'s indices are never moved). Nothing outside that range is ever written.
+     * Ownership: the queue takes no reference; the poster keeps {@code target} alive until
+     * {@code context} comes back, from a delivery or {@link #flush}.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within {@code target}'s capacity
+     */
+    public void post(ByteBuf target, int offset, int length, T context) {
+        Objects.requireNonNull(target, "target");
+        if (offset < 0 || length < 0 || offset > target.capacity() - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " in capacity "
+                    + target.capacity());
+        }
+        posted.addLast(new Posted<>(target, offset, length, context));
+    }
+
+    /**
+     * Validates and places one segment (checks above). Ownership: the caller keeps its reference to
+     * {@code segment}; its payload indices are not changed.
+     */
+    public UntaggedPlacement<T> place(DdpUntaggedSegment segment) {
+        if (failure != null) {
+            return UntaggedPlacement.error(failure);
+        }
+        if (segment.qn() != qn) {
+            return fail(DdpError.INVALID_QN);
+        }
+        if (segment.msn() != expectedMsn) {
+            return fail(DdpError.INVALID_MSN_RANGE);
+        }
+        Posted<T> buffer = posted.peekFirst();
+        if (buffer == null) {
+            return fail(DdpError.INVALID_MSN_NO_BUFFER);
+        }
+        if (segment.mo() != received) {
+            return fail(DdpError.INVALID_MO);
+        }
+        ByteBuf payload = segment.content();
+        int len = payload.readableBytes();
+        if (len > buffer.length - received) {
+            return fail(DdpError.MESSAGE_TOO_LONG);
+        }
+        buffer.target.setBytes(buffer.offset + received, payload, payload.readerIndex(), len);
+        received += len;
+        if (!segment.isLast()) {
+            return UntaggedPlacement.placed();
+        }
+        posted.pollFirst();
+        int length = received;
+        int msn = expectedMsn++;
+        received = 0;
+        return UntaggedPlacement.delivered(buffer.context, qn, msn, length, segment.rsvdUlp(), segment.rsvdUlp2());
+    }
+
+    /**
+     * Hands back every posted buffer's context in posting order (including one partly filled), e.g. to
+     * complete them in error at teardown (RFC 5041 §6), and forgets them. The queue keeps its MSN.
+     */
+    public void flush(Consumer<? super T> consumer) {
+        Posted<T> p;
+        while ((p = posted.pollFirst()) != null) {
+            consumer.accept(p.context);
+        }
+        received = 0;
+    }
+
+    private UntaggedPlacement<T> fail(DdpError error) {
+        failure = error;
+        return UntaggedPlacement.error(error);
+    }
+}

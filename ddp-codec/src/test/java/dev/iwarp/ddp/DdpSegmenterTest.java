@@ -1,0 +1,187 @@
+package dev.iwarp.ddp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Data Source segmentation (RFC 5041 §5.2) and transmit MSNs (§5.3). */
+class DdpSegmenterTest {
+    /** MULPDU of MPA over Ethernet with TCP timestamps (spec/ddp.md §3 cheat sheet). */
+    static final int MULPDU = 1442;
+    static final int STAG = 0x0012ab00;
+    static final long TO = 0x000055d5c0a0b2a0L;
+
+    static final int[] SIZES_TAGGED = {0, 1, MULPDU - 14 - 1, MULPDU - 14, MULPDU - 14 + 1, 1 << 20};
+    static final int[] SIZES_UNTAGGED = {0, 1, MULPDU - 18 - 1, MULPDU - 18, MULPDU - 18 + 1, 1 << 20};
+
+    static ByteBuf message(int size) {
+        byte[] b = new byte[size];
+        new Random(size).nextBytes(b);
+        ByteBuf m = PooledByteBufAllocator.DEFAULT.buffer(size + 3);
+        m.writeBytes(new byte[3]).skipBytes(3); // a non-zero reader index: slices must start there
+        return m.writeBytes(b);
+    }
+
+    @Test
+    void taggedAtEverySizeBoundary() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> MULPDU);
+        for (int size : SIZES_TAGGED) {
+            ByteBuf m = message(size);
+            byte[] expected = ByteBufUtil.getBytes(m);
+            List<DdpTaggedSegment> out = new ArrayList<>();
+            int n = segmenter.segmentTagged(0x40, STAG, TO, m, out);
+            int max = MULPDU - 14;
+            assertEquals(Math.max(1, (size + max - 1) / max), n, "segments for " + size);
+            assertEquals(n, out.size());
+            ByteArrayOutputStream joined = new ByteArrayOutputStream();
+            long offset = 0;
+            for (int i = 0; i < n; i++) {
+                DdpTaggedSegment s = out.get(i);
+                boolean last = i == n - 1;
+                assertEquals(last, s.isLast(), "L on exactly the last");
+                assertEquals(1, s.ddpVersion());
+                assertEquals(0x40, s.rsvdUlp());
+                assertEquals(STAG, s.stag());
+                assertEquals(TO + offset, s.to(), "TO advances by the payload so far");
+                assertTrue(s.headerLength() + s.payloadLength() <= MULPDU);
+                if (!last) {
+                    assertEquals(max, s.payloadLength(), "non-last segments are full");
+                } else {
+                    assertTrue(size == 0 || s.payloadLength() > 0, "no empty segment except a zero-length message");
+                }
+                joined.write(ByteBufUtil.getBytes(s.content()), 0, s.payloadLength());
+                offset += s.payloadLength();
+                s.release();
+            }
+            assertArrayEquals(expected, joined.toByteArray(), "payloads concatenate to the message");
+            assertEquals(3, m.readerIndex(), "message indices untouched");
+            assertEquals(1, m.refCnt(), "segments released their own references; the caller keeps one");
+            m.release();
+        }
+    }
+
+    @Test
+    void untaggedAtEverySizeBoundary() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> MULPDU);
+        int expectedMsn = 1;
+        for (int size : SIZES_UNTAGGED) {
+            ByteBuf m = message(size);
+            byte[] expected = ByteBufUtil.getBytes(m);
+            List<DdpUntaggedSegment> out = new ArrayList<>();
+            int msn = segmenter.segmentUntagged(0x44, 0x0034cd00, 0, m, out);
+            assertEquals(expectedMsn++, msn, "QN 0 MSNs 1, 2, 3, ...");
+            int max = MULPDU - 18;
+            int n = out.size();
+            assertEquals(Math.max(1, (size + max - 1) / max), n, "segments for " + size);
+            ByteArrayOutputStream joined = new ByteArrayOutputStream();
+            int mo = 0;
+            for (int i = 0; i < n; i++) {
+                DdpUntaggedSegment s = out.get(i);
+                boolean last = i == n - 1;
+                assertEquals(last, s.isLast());
+                assertEquals(1, s.ddpVersion());
+                assertEquals(0x44, s.rsvdUlp());
+                assertEquals(0x0034cd00, s.rsvdUlp2());
+                assertEquals(0, s.qn());
+                assertEquals(msn, s.msn());
+                assertEquals(mo, s.mo(), "MO = octets before this segment");
+                assertTrue(s.headerLength() + s.payloadLength() <= MULPDU);
+                if (!last) {
+                    assertEquals(max, s.payloadLength());
+                }
+                joined.write(ByteBufUtil.getBytes(s.content()), 0, s.payloadLength());
+                mo += s.payloadLength();
+                s.release();
+            }
+            assertArrayEquals(expected, joined.toByteArray());
+            assertEquals(1, m.refCnt());
+            m.release();
+        }
+    }
+
+    @Test
+    void knownAnswersOnTheWire() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> MULPDU);
+        List<DdpSegment> out = new ArrayList<>();
+        segmenter.segmentTagged(0x40, 1, 0L, Unpooled.EMPTY_BUFFER, out);
+        ByteBuf advert = Unpooled.wrappedBuffer(DdpCodecTest.RPING_SEND, 18, 16);
+        assertEquals(1, segmenter.segmentUntagged(0x43, 0, 0, advert, out));
+        assertEquals(2, out.size());
+        assertArrayEquals(DdpCodecTest.WRITE_RTR, DdpCodecTest.encode(out.get(0)), "zero-length Write RTR");
+        assertArrayEquals(DdpCodecTest.RPING_SEND, DdpCodecTest.encode(out.get(1)), "rping's first Send");
+    }
+
+    @Test
+    void msnCountersArePerQueue() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> 128);
+        List<DdpUntaggedSegment> out = new ArrayList<>();
+        ByteBuf empty = Unpooled.EMPTY_BUFFER;
+        assertEquals(1, segmenter.segmentUntagged(0x43, 0, 0, empty, out));
+        assertEquals(2, segmenter.segmentUntagged(0x43, 0, 0, empty, out));
+        assertEquals(1, segmenter.segmentUntagged(0x41, 0, 1, empty, out), "QN 1 has its own counter");
+        assertEquals(1, segmenter.segmentUntagged(0x47, 0, 2, empty, out), "Terminate: MSN 1 on QN 2");
+        assertEquals(3, segmenter.segmentUntagged(0x43, 0, 0, empty, out));
+        assertEquals(1, segmenter.segmentUntagged(0x43, 0, 100, empty, out), "counters grow on demand");
+        assertEquals(4, segmenter.counter(0).peek());
+        assertThrows(IllegalArgumentException.class, () -> segmenter.segmentUntagged(0x43, 0, -1, empty, out));
+        out.forEach(DdpSegment::release);
+    }
+
+    @Test
+    void msnWrapsAfterFfffffff() {
+        UntaggedMsnCounter c = new UntaggedMsnCounter(0xFFFFFFFE);
+        assertEquals(0xFFFFFFFE, c.next());
+        assertEquals(0xFFFFFFFF, c.next());
+        assertEquals(0, c.peek());
+        assertEquals(0, c.next(), "after 0xFFFFFFFF comes 0 (modulo 2^32)");
+        assertEquals(1, c.next());
+        assertEquals(1, new UntaggedMsnCounter().next(), "first message is MSN 1");
+    }
+
+    @Test
+    void mulpduIsAskedPerMessage() {
+        AtomicInteger mulpdu = new AtomicInteger(128);
+        DdpSegmenter segmenter = new DdpSegmenter(mulpdu::get);
+        ByteBuf m = Unpooled.wrappedBuffer(new byte[300]);
+        List<DdpSegment> out = new ArrayList<>();
+        assertEquals(3, segmenter.segmentTagged(0x40, STAG, 0, m, out)); // 114 + 114 + 72
+        mulpdu.set(314);
+        assertEquals(1, segmenter.segmentTagged(0x40, STAG, 0, m, out));
+        mulpdu.set(14);
+        assertThrows(IllegalStateException.class, () -> segmenter.segmentTagged(0x40, STAG, 0, m, out),
+                "no room for payload");
+        mulpdu.set(18);
+        assertThrows(IllegalStateException.class, () -> segmenter.segmentUntagged(0x43, 0, 0, 1, m, out));
+        assertEquals(4, out.size());
+        out.forEach(DdpSegment::release);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 100})
+    void toAtTheTopOfTheSpace(int size) {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> 64);
+        ByteBuf m = Unpooled.wrappedBuffer(new byte[size]);
+        List<DdpTaggedSegment> out = new ArrayList<>();
+        segmenter.segmentTagged(0x40, STAG, -size, m, out); // last octet at 2^64-1
+        DdpTaggedSegment last = out.get(out.size() - 1);
+        assertEquals(-1L, last.to() + last.payloadLength() - 1);
+        out.forEach(DdpSegment::release);
+        assertThrows(IllegalArgumentException.class, () -> segmenter.segmentTagged(0x40, STAG, -size + 1, m, out),
+                "TO would wrap");
+    }
+}
