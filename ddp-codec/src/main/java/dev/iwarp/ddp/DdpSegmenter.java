@@ -20,11 +20,24 @@ public final class DdpSegmenter {
     public static final int MAX_COUNTED_QN = 0xFFFF;
 
     private final MulpduSource mulpdu;
+    private final int ddpVersion;
     private UntaggedMsnCounter[] counters = new UntaggedMsnCounter[4];
 
     /** @param mulpdu asked once per message for the lower layer's MULPDU */
     public DdpSegmenter(MulpduSource mulpdu) {
+        this(mulpdu, DdpSegment.VERSION_1);
+    }
+
+    /**
+     * @param mulpdu     asked once per message for the lower layer's MULPDU
+     * @param ddpVersion DV of every segment: 1 (RFC 5041), or 0 on an MPA Rev 0 / RDMAC stream
+     */
+    public DdpSegmenter(MulpduSource mulpdu, int ddpVersion) {
         this.mulpdu = Objects.requireNonNull(mulpdu, "mulpdu");
+        if ((ddpVersion & ~DdpSegment.VERSION_MASK) != 0) {
+            throw new IllegalArgumentException("DV is 2 bits: " + ddpVersion);
+        }
+        this.ddpVersion = ddpVersion;
     }
 
     /**
@@ -49,7 +62,8 @@ public final class DdpSegmenter {
         do {
             int n = Math.min(max, length - offset);
             boolean last = offset + n == length;
-            out.add(new DdpTaggedSegment(last, rsvdUlp, stag, to + offset, message.retainedSlice(start + offset, n)));
+            out.add(new DdpTaggedSegment(last, ddpVersion, rsvdUlp, stag, to + offset,
+                    message.retainedSlice(start + offset, n)));
             offset += n;
             count++;
         } while (offset < length);
@@ -74,7 +88,7 @@ public final class DdpSegmenter {
         do {
             int n = Math.min(max, length - offset);
             boolean last = offset + n == length;
-            out.add(new DdpUntaggedSegment(last, rsvdUlp, rsvdUlp2, qn, msn, offset,
+            out.add(new DdpUntaggedSegment(last, ddpVersion, rsvdUlp, rsvdUlp2, qn, msn, offset,
                     message.retainedSlice(start + offset, n)));
             offset += n;
             count++;

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -72,6 +73,8 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
     private final int mulpdu;
     private final CRC32C rxCrc = new CRC32C();
     private final CRC32C txCrc = new CRC32C();
+    /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
+    private final byte[] scratch = new byte[MARKER_LENGTH + MARKER_LENGTH + CRC_LENGTH];
 
     private State state = State.READ_HEADER;
     /** Octets received since this direction's SeqStart (mod 2^32; only mod 512 matters). */
@@ -209,7 +212,9 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
                     if (txHeld) {
                         releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
                     }
-                    break;
+                    // one ULPDU per call: it is passed on before the next is sliced, which keeps the
+                    // number of live slices (and the recycler's overflow) low
+                    return;
                 }
                 case FAILED:
                     in.skipBytes(in.readableBytes());
@@ -354,27 +359,36 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
         if (crc) {
             txCrc.reset();
         }
-        ByteBuf head = alloc.buffer(MARKER_LENGTH + LENGTH_FIELD);
+        int n0 = 0;
         if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
-            head.writeInt(0); // RFC 5044 §7.1.2 rule 7 / §4.3: FPDUPTR 0, the marker opens this FPDU
+            // RFC 5044 §7.1.2 rule 7 / §4.3: FPDUPTR 0, the marker opens this FPDU
+            n0 = putMarker(0, 0);
             txPos += MARKER_LENGTH;
         }
-        head.writeShort(length);
+        scratch[n0++] = (byte) (length >>> 8);
+        scratch[n0++] = (byte) length;
         txPos += LENGTH_FIELD;
         if (crc) {
-            Crc32c.update(txCrc, head, head.readerIndex(), head.readableBytes());
+            txCrc.update(scratch, 0, n0);
         }
-        ctx.write(head, ctx.voidPromise());
+        ctx.write(alloc.buffer(n0).writeBytes(scratch, 0, n0), ctx.voidPromise());
 
         int index = ulpdu.readerIndex();
         int remaining = length;
         boolean ulpduWritten = false;
+        // with markers the payload is CRC'd in up to 127 pieces: take one NIO view for all of them
+        ByteBuffer view = crc && markersTx && length > MARKER_INTERVAL && !ulpdu.hasArray()
+                && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
         while (remaining > 0) {
             if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
                 writeMarker(ctx, alloc, txPos - fpduStart);
             }
             int n = markersTx ? Math.min(remaining, MARKER_INTERVAL - (txPos & (MARKER_INTERVAL - 1))) : remaining;
-            if (crc) {
+            if (view != null) {
+                int at = index - ulpdu.readerIndex();
+                view.limit(at + n).position(at);
+                txCrc.update(view);
+            } else if (crc) {
                 Crc32c.update(txCrc, ulpdu, index, n);
             }
             if (n == length) {
@@ -392,17 +406,19 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
         }
 
         int pad = (-(LENGTH_FIELD + length)) & 3;
-        ByteBuf tail = alloc.buffer(pad + MARKER_LENGTH + CRC_LENGTH);
-        tail.writeZero(pad);
+        for (int i = 0; i < pad; i++) {
+            scratch[i] = 0;
+        }
+        int n1 = pad;
         txPos += pad;
         if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
-            tail.writeShort(0);
-            tail.writeShort(txPos - fpduStart); // marker right after the PAD: part of this FPDU
+            n1 = putMarker(n1, txPos - fpduStart); // marker right after the PAD: part of this FPDU
             txPos += MARKER_LENGTH;
         }
         if (crc) {
-            Crc32c.update(txCrc, tail, tail.readerIndex(), tail.readableBytes());
+            txCrc.update(scratch, 0, n1);
         }
+        ByteBuf tail = alloc.buffer(n1 + CRC_LENGTH).writeBytes(scratch, 0, n1);
         tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
         txPos += CRC_LENGTH;
         if (LOG.isTraceEnabled()) {
@@ -413,14 +429,21 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
     }
 
     private void writeMarker(ChannelHandlerContext ctx, ByteBufAllocator alloc, int fpduPtr) {
-        ByteBuf marker = alloc.buffer(MARKER_LENGTH);
-        marker.writeShort(0);
-        marker.writeShort(fpduPtr);
+        int n = putMarker(0, fpduPtr);
         if (crc) {
-            Crc32c.update(txCrc, marker, 0, MARKER_LENGTH);
+            txCrc.update(scratch, 0, n);
         }
-        ctx.write(marker, ctx.voidPromise());
+        ctx.write(alloc.buffer(MARKER_LENGTH).writeBytes(scratch, 0, n), ctx.voidPromise());
         txPos += MARKER_LENGTH;
+    }
+
+    /** Writes a marker (RFC 5044 §4.2: 16 reserved zero bits, FPDUPTR) into the scratch at {@code at}. */
+    private int putMarker(int at, int fpduPtr) {
+        scratch[at] = 0;
+        scratch[at + 1] = 0;
+        scratch[at + 2] = (byte) (fpduPtr >>> 8);
+        scratch[at + 3] = (byte) fpduPtr;
+        return at + MARKER_LENGTH;
     }
 
     @Override

@@ -1,0 +1,165 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.mpa.MpaConnectRequest;
+import dev.iwarp.mpa.MpaRevisionRefusedException;
+import dev.iwarp.mpa.MpaRole;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RdmaDevice;
+import dev.iwarp.verbs.RdmaEngine;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.Promise;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.SocketAddress;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The entry point of the verbs API over real TCP: a software RNIC ({@link RdmaDevice}), event
+ * loops, and client and server bootstraps that compose transport, MPA startup, framer, DDP and the
+ * RDMAP engine.
+ *
+ * <pre>{@code
+ * IwarpStack stack = IwarpStack.builder().build();
+ * ProtectionDomain pd = stack.allocPd();
+ * QueuePair qp = stack.connect(addr, ConnectOptions.of(pd)).get();
+ * stack.listen(addr, MpaSettings.defaults(), req -> req.accept(pd, sendCq, recvCq, new byte[0]));
+ * }</pre>
+ */
+public final class IwarpStack implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpStack.class);
+
+    private final Transport transport;
+    private final EventLoopGroup group;
+    private final RdmaDevice device = new RdmaDevice();
+
+    private IwarpStack(Transport transport, int threads) {
+        this.transport = transport;
+        this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    public RdmaDevice device() {
+        return device;
+    }
+
+    public ProtectionDomain allocPd() {
+        return device.allocPd();
+    }
+
+    /**
+     * Connects as MPA Initiator. With {@link MpaSettings#rev1Fallback()} a peer that closes on our
+     * Rev 2 Request is tried again with Rev 1 on a new TCP connection (RFC 6581 §5).
+     */
+    public Future<QueuePair> connect(SocketAddress remote, ConnectOptions options) {
+        Promise<QueuePair> result = GlobalEventExecutor.INSTANCE.newPromise();
+        attempt(remote, options, result, true);
+        return result;
+    }
+
+    private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
+        RdmaEngine engine = new RdmaEngine(options.pd(), options.sendCq(), options.recvCq());
+        options.beforeStartupCallback().accept(engine.queuePair());
+        ChannelFuture cf = new Bootstrap().group(group).channel(transport.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        IwarpPipeline.addFraming(ch.pipeline(), MpaRole.INITIATOR, options.mpa());
+                        ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
+                    }
+                }).connect(remote);
+        cf.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.tryFailure(f.cause());
+                return;
+            }
+            engine.queuePair().established().addListener(e -> {
+                if (e.isSuccess()) {
+                    result.trySuccess(engine.queuePair());
+                } else if (first && e.cause() instanceof MpaRevisionRefusedException && options.mpa().rev1Fallback()) {
+                    LOG.info("{} refused MPA Rev 2; retrying with Rev 1", remote);
+                    attempt(remote, options.mpa(options.mpa().toBuilder().revision(1).build()), result, false);
+                } else {
+                    result.tryFailure(e.cause());
+                }
+            });
+        });
+    }
+
+    /**
+     * Listens as MPA Responder; {@code onRequest} receives every valid MPA Request and must accept
+     * or reject it (from any thread).
+     */
+    public Channel listen(SocketAddress local, MpaSettings settings, Consumer<IwarpConnectionRequest> onRequest)
+            throws InterruptedException {
+        Objects.requireNonNull(onRequest);
+        return new ServerBootstrap().group(group).channel(transport.serverChannel())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        IwarpPipeline.addFraming(ch.pipeline(), MpaRole.RESPONDER, settings);
+                        ch.pipeline().addLast("iwarp-accept", new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof MpaConnectRequest) {
+                                    onRequest.accept(new IwarpConnectionRequest((MpaConnectRequest) evt));
+                                } else {
+                                    ctx.fireUserEventTriggered(evt);
+                                }
+                            }
+                        });
+                    }
+                }).bind(local).sync().channel();
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        device.close();
+    }
+
+    /** Builder: transport (default {@link Transport#auto()}) and event-loop threads (default: cores). */
+    public static final class Builder {
+        private Transport transport = Transport.auto();
+        private int threads;
+
+        public Builder transport(Transport transport) {
+            this.transport = Objects.requireNonNull(transport);
+            return this;
+        }
+
+        public Builder threads(int threads) {
+            this.threads = threads;
+            return this;
+        }
+
+        public IwarpStack build() {
+            return new IwarpStack(transport, threads);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.TaggedBuffer;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Registered memory (libibverbs ibv_mr): a {@link ByteBuf} region, its STag (24-bit index and 8-bit
+ * key, random per registration), its base Tagged Offset ({@link #iova()}), protection domain and
+ * access rights. Peers address octet {@code i} of the region as TO {@code iova() + i}.
+ */
+public final class MemoryRegion {
+    private final ProtectionDomain pd;
+    private final TaggedBuffer tagged;
+    private final Set<Access> access;
+
+    MemoryRegion(ProtectionDomain pd, TaggedBuffer tagged, Set<Access> access) {
+        this.pd = pd;
+        this.tagged = tagged;
+        this.access = Collections.unmodifiableSet(access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access));
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /** The STag to advertise to a peer (rkey). iWARP uses one STag for local and remote access. */
+    public int stag() {
+        return tagged.stag();
+    }
+
+    /** Alias of {@link #stag()} with the libibverbs name. */
+    public int rkey() {
+        return tagged.stag();
+    }
+
+    /** Alias of {@link #stag()} with the libibverbs name. */
+    public int lkey() {
+        return tagged.stag();
+    }
+
+    /** Base Tagged Offset: the TO of the region's first octet. */
+    public long iova() {
+        return tagged.baseTo();
+    }
+
+    public int length() {
+        return (int) tagged.length();
+    }
+
+    public Set<Access> access() {
+        return access;
+    }
+
+    /** The registered memory (a view; writes by the peer appear here). */
+    public ByteBuf memory() {
+        return tagged.memory();
+    }
+
+    /** False after {@link #deregister()} or invalidation (local or by a peer's Send with Invalidate). */
+    public boolean isValid() {
+        return tagged.isValid();
+    }
+
+    /** An SGE over {@code length} octets at {@code offset}. */
+    public Sge slice(int offset, int length) {
+        return new Sge(this, offset, length);
+    }
+
+    /** An SGE over the whole region. */
+    public Sge all() {
+        return new Sge(this, 0, length());
+    }
+
+    /** Invalidates the STag: later remote access fails with Invalid STag (RFC 5040 §5.3). */
+    public void invalidate() {
+        pd.device().table().invalidate(stag());
+    }
+
+    /** Invalidates and forgets the STag and releases the device's reference to the memory. */
+    public void deregister() {
+        pd.device().deregister(this);
+    }
+
+    TaggedBuffer tagged() {
+        return tagged;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MR{STag 0x%08x iova 0x%x len %d %s%s}", stag(), iova(), length(), access,
+                isValid() ? "" : " invalid");
+    }
+}

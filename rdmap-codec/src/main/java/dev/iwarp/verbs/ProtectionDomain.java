@@ -1,0 +1,58 @@
+package dev.iwarp.verbs;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * A protection domain (libibverbs ibv_pd): memory regions and queue pairs of one domain only ever
+ * reach each other; an STag of another domain fails with "STag not associated" (RFC 5041 §7.2).
+ */
+public final class ProtectionDomain {
+    private final RdmaDevice device;
+    private final int id;
+
+    ProtectionDomain(RdmaDevice device, int id) {
+        this.device = device;
+        this.id = id;
+    }
+
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /** A number for logs. */
+    public int id() {
+        return id;
+    }
+
+    /**
+     * Registers the whole capacity of {@code memory} (index 0 to capacity) with a random base TO.
+     * The device keeps its own reference to {@code memory} until {@link MemoryRegion#deregister()}
+     * (or {@link RdmaDevice#close()}); the caller keeps and releases its own reference.
+     */
+    public MemoryRegion register(ByteBuf memory, Access... access) {
+        return register(memory, device.randomIova(), access);
+    }
+
+    /** Registers the whole capacity of {@code memory} with the given base TO (iova). */
+    public MemoryRegion register(ByteBuf memory, long iova, Access... access) {
+        EnumSet<Access> rights = access.length == 0 ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(List.of(access));
+        return device.register(this, memory, iova, rights);
+    }
+
+    /** Registers a {@link ByteBuffer} (heap or direct) from position 0 to its capacity. */
+    public MemoryRegion register(ByteBuffer memory, Access... access) {
+        ByteBuffer whole = memory.duplicate();
+        whole.clear();
+        return register(Unpooled.wrappedBuffer(whole), access);
+    }
+
+    @Override
+    public String toString() {
+        return "PD#" + id;
+    }
+}

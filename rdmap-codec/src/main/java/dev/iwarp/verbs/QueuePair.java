@@ -1,0 +1,69 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.mpa.MpaParameters;
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.Future;
+
+/**
+ * A queue pair (libibverbs ibv_qp): one iWARP stream (RDMAP over DDP over MPA over one TCP
+ * connection). {@link #postSend} and {@link #postRecv} may be called from any thread; the work runs
+ * on the connection's event loop and completes on the send and receive completion queues in order.
+ */
+public final class QueuePair {
+    private final RdmaEngine engine;
+
+    QueuePair(RdmaEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Posts a send-queue request. Requests posted before the stream is in RTS wait for it. */
+    public void postSend(SendRequest request) {
+        engine.submit(() -> engine.postSend(request));
+    }
+
+    /** Posts a receive buffer for the next incoming Send (or RFC 7306 Immediate Data). */
+    public void postRecv(RecvRequest request) {
+        engine.submit(() -> engine.postRecv(request));
+    }
+
+    public QpState state() {
+        return engine.state();
+    }
+
+    public ProtectionDomain pd() {
+        return engine.pd();
+    }
+
+    public CompletionQueue sendCq() {
+        return engine.sendCq();
+    }
+
+    public CompletionQueue recvCq() {
+        return engine.recvCq();
+    }
+
+    /** The TCP channel carrying this stream, once attached. */
+    public Channel channel() {
+        return engine.channel();
+    }
+
+    /** The MPA startup outcome (revision, CRC, markers, IRD/ORD, RTR), once established. */
+    public MpaParameters mpaParameters() {
+        return engine.mpaParameters();
+    }
+
+    /** Completes when the stream reaches RTS; fails if startup fails or the peer rejects. */
+    public Future<QueuePair> established() {
+        return engine.established();
+    }
+
+    /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */
+    public Future<Void> close() {
+        return engine.closeGracefully();
+    }
+
+    @Override
+    public String toString() {
+        return "QP{" + engine.channel() + " " + state() + "}";
+    }
+}

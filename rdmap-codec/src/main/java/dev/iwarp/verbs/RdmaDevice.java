@@ -1,0 +1,56 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBufferTable;
+import io.netty.buffer.ByteBuf;
+
+import java.security.SecureRandom;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The software RNIC: owns the STag table shared by all its queue pairs (libibverbs ibv_context).
+ * Thread-safe. {@link #close()} deregisters what is still registered.
+ */
+public final class RdmaDevice implements AutoCloseable {
+    private final TaggedBufferTable table = new TaggedBufferTable();
+    private final AtomicInteger pdIds = new AtomicInteger();
+    private final SecureRandom random = new SecureRandom();
+    private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+
+    public ProtectionDomain allocPd() {
+        return new ProtectionDomain(this, pdIds.incrementAndGet());
+    }
+
+    /** The STag table (STag to region, PD, bounds, rights, validity). */
+    public TaggedBufferTable table() {
+        return table;
+    }
+
+    MemoryRegion register(ProtectionDomain pd, ByteBuf memory, long iova, Set<Access> access) {
+        // the table keeps its own reference to the memory (index 0 to capacity) until deregistration
+        TaggedBuffer t = table.register(pd, memory.slice(0, memory.capacity()), iova, Access.toFlags(access), true);
+        MemoryRegion mr = new MemoryRegion(pd, t, access);
+        regions.add(mr);
+        return mr;
+    }
+
+    void deregister(MemoryRegion mr) {
+        regions.remove(mr);
+        table.deregister(mr.stag());
+    }
+
+    /** Deregisters every region still registered, releasing the device's references to their memory. */
+    @Override
+    public void close() {
+        for (MemoryRegion mr : regions) {
+            deregister(mr);
+        }
+    }
+
+    /** A page-aligned base TO that is hard to guess and leaves room for 2^40 octets. */
+    long randomIova() {
+        return (random.nextLong() & 0x00FF_FFFF_F000L) << 8;
+    }
+}
