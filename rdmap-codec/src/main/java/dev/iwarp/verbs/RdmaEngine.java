@@ -10,6 +10,9 @@ import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
+import dev.iwarp.ddp.MsnWindow;
+import dev.iwarp.ddp.UntaggedPlacement;
+import dev.iwarp.ddp.UntaggedReceiveQueue;
 import dev.iwarp.mpa.MpaException;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaRole;
@@ -18,6 +21,7 @@ import dev.iwarp.mpa.RtrType;
 import dev.iwarp.rdmap.AtomicOp;
 import dev.iwarp.rdmap.AtomicRequestHeader;
 import dev.iwarp.rdmap.AtomicResponseHeader;
+import dev.iwarp.rdmap.ImmediateData;
 import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.rdmap.ReadRequestHeader;
@@ -93,13 +97,14 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private int nextAtomicId;
 
     // receive side
-    private final ArrayDeque<RecvRequest> posted = new ArrayDeque<>();
-    private RecvRequest current;
-    private int currentReceived;
-    private int rxMsnSend = 1;
-    private int rxMsnReadRequest = 1;
-    private int rxMsnAtomicResponse = 1;
-    private int inboundInFlight;
+    /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
+    private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>();
+    /** QN 0: Sends and Immediate Data into posted receives (RFC 5041 §5.3). */
+    private UntaggedReceiveQueue<RecvRequest> receives;
+    /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
+    private MsnWindow inboundRequests;
+    /** QN 3: Atomic Responses to our requests. */
+    private MsnWindow atomicResponses;
 
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.pd = Objects.requireNonNull(pd, "pd");
@@ -196,6 +201,15 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         segmenter = new DdpSegmenter(() -> mulpdu, ddpVersion);
         ird = p.ird();
         ord = p.ord();
+        boolean sendRtr = p.rtrType() == RtrType.SEND && p.role() == MpaRole.RESPONDER;
+        // a Send RTR takes MSN 1 of QN 0 without a receive buffer (RFC 6581)
+        receives = new UntaggedReceiveQueue<>(QN_SEND, sendRtr ? 2 : 1);
+        RecvRequest r;
+        while ((r = earlyReceives.poll()) != null) {
+            post(r);
+        }
+        inboundRequests = new MsnWindow(QN_READ_REQUEST, ird);
+        atomicResponses = new MsnWindow(QN_ATOMIC_RESPONSE, Math.max(1, ord));
         state = QpState.RTS;
         if (p.rtrType() != null) {
             if (p.role() == MpaRole.INITIATOR) {
@@ -272,7 +286,22 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + state));
             return;
         }
-        posted.add(r);
+        MemoryRegion mr = r.sge().region();
+        if (!mr.isValid() || mr.pd() != pd || !mr.access().contains(Access.LOCAL_WRITE)) {
+            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
+                    + " is not a valid LOCAL_WRITE region of " + pd));
+            return;
+        }
+        if (receives == null) {
+            earlyReceives.add(r);
+        } else {
+            post(r);
+        }
+    }
+
+    private void post(RecvRequest r) {
+        Sge sge = r.sge();
+        receives.post(sge.region().memory(), sge.offset(), sge.length(), r);
     }
 
     void postSend(SendRequest wr) {
@@ -543,9 +572,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         }
         if (op == RdmapOpcode.RDMA_READ_REQUEST) {
             onReadRequest((DdpUntaggedSegment) seg); // answered with a zero-length Read Response
-        } else if (op == RdmapOpcode.SEND) {
-            rxMsnSend++; // the Send RTR uses MSN 1 of QN 0 without a receive buffer
-        }
+        } // a Send RTR needs nothing: the receive queue starts at MSN 2 (see onEstablished)
         established.trySuccess(qp);
         pump();
     }
@@ -606,61 +633,37 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     private void onSend(DdpUntaggedSegment u, RdmapOpcode op) {
-        if (u.msn() != rxMsnSend) {
-            terminate(TerminateCause.of(DdpError.INVALID_MSN_RANGE), u, null, "Send MSN "
-                    + Integer.toUnsignedLong(u.msn()) + ", expected " + Integer.toUnsignedLong(rxMsnSend));
-            return;
-        }
-        if (current == null) {
-            current = posted.poll();
-            currentReceived = 0;
-            if (current == null) {
-                terminate(TerminateCause.of(DdpError.INVALID_MSN_NO_BUFFER), u, null, "Send MSN "
-                        + Integer.toUnsignedLong(u.msn()) + " with no receive posted");
-                return;
-            }
-        }
-        if (u.mo() != currentReceived) {
-            terminate(TerminateCause.of(DdpError.INVALID_MO), u, null, "MO " + Integer.toUnsignedLong(u.mo())
-                    + ", expected " + currentReceived);
-            return;
-        }
         boolean immediate = op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
-        int len = u.payloadLength();
-        Sge sge = current.sge();
         long immediateValue = 0;
+        UntaggedPlacement<RecvRequest> p;
         if (immediate) {
-            if (len != 8 || !u.isLast() || u.mo() != 0) {
-                terminate(TerminateCause.of(RdmapError.UNEXPECTED_OPCODE), u, null, "Immediate Data of " + len + " octets");
+            // RFC 7306: one segment of exactly 8 octets, reported in the completion, consuming a receive
+            if (u.payloadLength() != ImmediateData.LENGTH || !u.isLast() || u.mo() != 0) {
+                terminate(TerminateCause.of(RdmapError.UNEXPECTED_OPCODE), u, null, "Immediate Data of "
+                        + u.payloadLength() + " octets");
                 return;
             }
             immediateValue = u.payload().getLong(u.payload().readerIndex());
+            p = receives.place(u.replace(Unpooled.EMPTY_BUFFER));
         } else {
-            if ((long) currentReceived + len > sge.length()) {
-                terminate(TerminateCause.of(DdpError.MESSAGE_TOO_LONG), u, null, "Send of more than "
-                        + (currentReceived + len) + " octets into a " + sge.length() + "-octet receive");
-                return;
-            }
-            MemoryRegion mr = sge.region();
-            if (!mr.isValid() || !mr.access().contains(Access.LOCAL_WRITE)) {
-                terminate(TerminateCause.of(DdpError.LOCAL_CATASTROPHIC), null, null, "receive buffer " + mr
-                        + " is not writable");
-                return;
-            }
-            mr.memory().setBytes(sge.offset() + currentReceived, u.payload(), u.payload().readerIndex(), len);
-            currentReceived += len;
+            p = receives.place(u);
         }
-        if (!u.isLast()) {
+        if (p.isError()) {
+            terminate(TerminateCause.of(p.error()), u, null, op + " MSN " + Integer.toUnsignedLong(u.msn()) + " MO "
+                    + Integer.toUnsignedLong(u.mo()) + " of " + u.payloadLength() + " octets: " + p.error().description());
             return;
         }
-        boolean invalidate = op == RdmapOpcode.SEND_WITH_INVALIDATE || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
+        if (!p.isDelivered()) {
+            return;
+        }
+        boolean invalidate = op.invalidates();
         int stag = u.rsvdUlp2();
         if (invalidate) {
             // RFC 5040 §5.3: invalidate before delivering
             TaggedBuffer tb = table.lookup(stag);
-            if (tb == null || !tb.isValid()) {
+            if (tb == null || !tb.isValid() || !tb.remoteInvalidate()) {
                 terminate(TerminateCause.of(RdmapError.REMOTE_OPERATION_STAG_CANNOT_BE_INVALIDATED), u, null,
-                        "Send with Invalidate of unknown or invalid STag " + hex(stag));
+                        "Send with Invalidate of unknown, invalid or protected STag " + hex(stag));
                 return;
             }
             if (tb.protectionDomain() != pd) {
@@ -670,33 +673,36 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             }
             table.invalidate(stag);
         }
-        RecvRequest done = current;
-        current = null;
-        rxMsnSend++;
-        boolean solicited = op == RdmapOpcode.SEND_WITH_SE || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE
-                || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
-        recvCq.add(Completion.receive(done.wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
-                immediate ? 0 : currentReceived, invalidate, invalidate ? stag : 0, immediateValue, solicited));
+        recvCq.add(Completion.receive(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
+                p.messageLength(), invalidate, invalidate ? stag : 0, immediateValue, op.solicitedEvent()));
+    }
+
+    /** Takes an IRD slot for a Read or Atomic Request; false (after a Terminate) when it cannot. */
+    private boolean acceptInboundRequest(DdpUntaggedSegment u, RdmapOpcode op, int headerLength) {
+        if (u.payloadLength() != headerLength || !u.isLast()) {
+            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, op + " with "
+                    + u.payloadLength() + " octets of RDMAP header");
+            return false;
+        }
+        DdpError e = inboundRequests.accept(u);
+        if (e == DdpError.INVALID_MSN_NO_BUFFER) {
+            // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (rdmap.md §5.2)
+            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, op + " beyond IRD " + ird);
+            return false;
+        }
+        if (e != null) {
+            terminate(TerminateCause.of(e), u, null, op + " MSN " + Integer.toUnsignedLong(u.msn()) + ": "
+                    + e.description());
+            return false;
+        }
+        return true;
     }
 
     private void onReadRequest(DdpUntaggedSegment u) {
-        if (u.msn() != rxMsnReadRequest) {
-            terminate(TerminateCause.of(DdpError.INVALID_MSN_RANGE), u, null, "Read Request MSN "
-                    + Integer.toUnsignedLong(u.msn()) + ", expected " + Integer.toUnsignedLong(rxMsnReadRequest));
-            return;
-        }
-        if (u.payloadLength() != ReadRequestHeader.LENGTH || !u.isLast() || u.mo() != 0) {
-            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, "Read Request with "
-                    + u.payloadLength() + " octets of RDMAP header");
+        if (!acceptInboundRequest(u, RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH)) {
             return;
         }
         ReadRequestHeader h = ReadRequestHeader.decode(u.payload(), u.payload().readerIndex());
-        if (inboundInFlight >= ird) {
-            // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (rdmap.md §5.2)
-            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, "Read Request beyond IRD " + ird);
-            return;
-        }
-        rxMsnReadRequest++;
         long size = h.size();
         if (size == 0) {
             respondRead(h, Unpooled.EMPTY_BUFFER); // zero-length Read: no validation (RFC 6581 Read RTR)
@@ -712,28 +718,15 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     private void respondRead(ReadRequestHeader h, ByteBuf data) {
-        inboundInFlight++;
         ChannelPromise done = ctx.newPromise();
-        done.addListener(f -> inboundInFlight--);
+        done.addListener(f -> inboundRequests.release()); // the IRD slot frees once the response is written
         writeTagged(RdmapOpcode.RDMA_READ_RESPONSE, h.sinkStag(), h.sinkTo(), data, done);
     }
 
     private void onAtomicRequest(DdpUntaggedSegment u) {
-        if (u.msn() != rxMsnReadRequest) {
-            terminate(TerminateCause.of(DdpError.INVALID_MSN_RANGE), u, null, "Atomic Request MSN "
-                    + Integer.toUnsignedLong(u.msn()));
+        if (!acceptInboundRequest(u, RdmapOpcode.ATOMIC_REQUEST, AtomicRequestHeader.LENGTH)) {
             return;
         }
-        if (u.payloadLength() != AtomicRequestHeader.LENGTH || !u.isLast()) {
-            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, "Atomic Request of "
-                    + u.payloadLength() + " octets");
-            return;
-        }
-        if (inboundInFlight >= ird) {
-            terminate(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), u, null, "Atomic Request beyond IRD " + ird);
-            return;
-        }
-        rxMsnReadRequest++;
         AtomicRequestHeader h = AtomicRequestHeader.decode(u.payload(), u.payload().readerIndex());
         if (h.operation() == null) {
             terminate(TerminateCause.of(RdmapError.UNEXPECTED_OPCODE), u, null, "unsupported AtomOp");
@@ -764,26 +757,29 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         }
         ByteBuf payload = ctx.alloc().buffer(AtomicResponseHeader.LENGTH);
         new AtomicResponseHeader(h.requestId(), original).encode(payload);
-        inboundInFlight++;
         ChannelPromise done = ctx.newPromise();
-        done.addListener(f -> inboundInFlight--);
+        done.addListener(f -> inboundRequests.release());
         writeUntagged(RdmapOpcode.ATOMIC_RESPONSE, 0, QN_ATOMIC_RESPONSE, payload, done);
     }
 
     private void onAtomicResponse(DdpUntaggedSegment u) {
         Outstanding o = outstanding.peek();
-        if (u.msn() != rxMsnAtomicResponse || u.payloadLength() != AtomicResponseHeader.LENGTH || o == null
-                || o.atomicId == 0) {
+        if (u.payloadLength() != AtomicResponseHeader.LENGTH || o == null || o.atomicId == 0) {
             terminate(TerminateCause.of(RdmapError.UNEXPECTED_OPCODE), u, null, "Atomic Response without a matching request");
             return;
         }
+        DdpError e = atomicResponses.accept(u);
+        if (e != null) {
+            terminate(TerminateCause.of(e), u, null, "Atomic Response MSN " + Integer.toUnsignedLong(u.msn()));
+            return;
+        }
+        atomicResponses.release();
         AtomicResponseHeader h = AtomicResponseHeader.decode(u.payload(), u.payload().readerIndex());
         if (h.requestId() != o.atomicId) {
             terminate(TerminateCause.of(RdmapError.UNEXPECTED_OPCODE), u, null, "Atomic Response id " + h.requestId()
                     + ", expected " + o.atomicId);
             return;
         }
-        rxMsnAtomicResponse++;
         outstanding.poll();
         SendRequest wr = o.pending.wr;
         Sge result = wr.local();
@@ -885,12 +881,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         while ((wr = sendQueue.poll()) != null) {
             sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
         }
-        if (current != null) {
-            recvCq.add(Completion.error(current.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
-            current = null;
+        if (receives != null) {
+            receives.flush(r -> recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
         }
         RecvRequest r;
-        while ((r = posted.poll()) != null) {
+        while ((r = earlyReceives.poll()) != null) {
             recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
         }
     }
