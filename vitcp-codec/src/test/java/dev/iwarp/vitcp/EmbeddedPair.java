@@ -21,6 +21,9 @@ final class EmbeddedPair implements AutoCloseable {
     final List<String> aToB = new ArrayList<>();
     final List<String> bToA = new ArrayList<>();
     boolean record;
+    /** Applied to each buffer going from a to b (e.g. to corrupt one); owns and returns the buffer. */
+    java.util.function.UnaryOperator<ByteBuf> aToBFilter = java.util.function.UnaryOperator.identity();
+    java.util.function.UnaryOperator<ByteBuf> bToAFilter = java.util.function.UnaryOperator.identity();
 
     EmbeddedPair(ChannelHandler[] aHandlers, ChannelHandler[] bHandlers) {
         a = new EmbeddedChannel(aHandlers);
@@ -57,9 +60,13 @@ final class EmbeddedPair implements AutoCloseable {
         Object m;
         while ((m = from.readOutbound()) != null) {
             n++;
-            ByteBuf buf = (ByteBuf) m;
+            ByteBuf buf = (from == a ? aToBFilter : bToAFilter).apply((ByteBuf) m);
             if (record) {
-                log.add(io.netty.buffer.ByteBufUtil.hexDump(buf));
+                // whole buffer up to 256 octets, else its first 64 (one bulk read: cheap under paranoid leak checks)
+                int headLength = buf.readableBytes() <= 256 ? buf.readableBytes() : 64;
+                byte[] head = new byte[headLength];
+                buf.getBytes(buf.readerIndex(), head);
+                log.add(java.util.HexFormat.of().formatHex(head));
             }
             if (to.isOpen()) {
                 to.writeInbound(buf);
