@@ -106,7 +106,12 @@ public final class ViEndpoint {
     /** The active startup handler for this VI (put it behind a {@code VitcpCodec}). */
     public VitcpActiveHandler newActiveHandler(byte[] localDiscriminator, byte[] remoteDiscriminator,
                                                boolean peerToPeer) {
-        return new VitcpActiveHandler(config, localDiscriminator, remoteDiscriminator, peerToPeer,
+        return newActiveHandler(config, localDiscriminator, remoteDiscriminator, peerToPeer);
+    }
+
+    VitcpActiveHandler newActiveHandler(VitcpConfig attemptConfig, byte[] localDiscriminator,
+                                        byte[] remoteDiscriminator, boolean peerToPeer) {
+        return new VitcpActiveHandler(attemptConfig, localDiscriminator, remoteDiscriminator, peerToPeer,
                 this::prePostedReceives, this::connectedHandler);
     }
 
