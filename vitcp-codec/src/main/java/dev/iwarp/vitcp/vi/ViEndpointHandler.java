@@ -413,8 +413,9 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
                 if (m.offset + len > m.recv.length) {
                     m.error = ViRemoteErrorCode.VDE;
                     m.errorText = "Send longer than the receive descriptor (" + m.recv.length + ")";
-                } else {
-                    ScatterGather.scatter(m.recv.segments, m.offset, payload);
+                } else if (!ScatterGather.scatter(m.recv.segments, m.offset, payload)) {
+                    m.error = ViRemoteErrorCode.VDE;
+                    m.errorText = "receive descriptor's region was deregistered";
                 }
             } else if (m.offset + len > m.rdmaLength) {
                 m.error = ViRemoteErrorCode.MPE;
@@ -466,7 +467,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
             log.info("VI/TCP {}: dropping message 0x{}: {}", ctx.channel().remoteAddress(),
                     Integer.toHexString(m.messageNumber), m.errorText);
             if (m.recv != null) {
-                recvCompletion(m, errorStatus(m.error));
+                recvCompletion(m, localStatus(m.error));
             }
             return;
         }
@@ -505,6 +506,12 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     }
 
     private void readRequest(ViSegment s) {
+        if (inbound != null) {
+            // §2.2.2.2.3: only Read Responses may interleave with the segments of another message
+            throw new VitcpProtocolException(Violation.MESSAGE_SEQUENCE, "peer sent RDMA Read Request 0x"
+                    + Integer.toHexString(s.messageNumber()) + " inside " + inbound.type + " 0x"
+                    + Integer.toHexString(inbound.messageNumber));
+        }
         checkMessageNumber(s.messageNumber());
         InMessage m = new InMessage(s.type(), s.messageNumber());
         if (conn.reliabilityLevel() == ViReliabilityLevel.UNRELIABLE) {
@@ -598,14 +605,19 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         return ViStatus.REMOTE_DESCRIPTOR_ERROR;
     }
 
+    /** Status of our receive descriptor for an error we detected in the peer's message. */
+    private static ViStatus localStatus(int viErrorType) {
+        return (viErrorType & ViRemoteErrorCode.MPE) != 0 ? ViStatus.LOCAL_PROTECTION_ERROR
+                : ViStatus.LOCAL_LENGTH_ERROR;
+    }
+
     /** A protection or descriptor error in a message the peer sent, on a reliable VI. */
     private void remoteError(InMessage m) {
         log.warn("VI/TCP {}: message 0x{} in error ({}): {}", ctx.channel().remoteAddress(),
                 Integer.toHexString(m.messageNumber), ViRemoteErrorCode.describe(m.error), m.errorText);
         if (m.recv != null) {
             endpoint.recvCq().add(new ViCompletion(m.recv.wrId, m.type == ViSegmentType.SEND ? ViOpcode.RECV
-                    : ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, m.error == ViRemoteErrorCode.VDE
-                    ? ViStatus.LOCAL_LENGTH_ERROR : ViStatus.LOCAL_PROTECTION_ERROR, m.offset, 0, false));
+                    : ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, localStatus(m.error), m.offset, 0, false));
         }
         fail(m.errorText, m.error, m.messageNumber, ViStatus.FLUSHED);
     }
