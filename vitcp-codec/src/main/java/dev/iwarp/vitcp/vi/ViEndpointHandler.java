@@ -153,8 +153,9 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     // =================================================================== transmit
 
     private int rxAvailableAtPeer() {
-        // draft §3.2: "Rx Descriptors Posted" minus what our messages consumed, modulo 2^16
-        return (short) (peerRxPosted - peerRxConsumed);
+        // draft §3.2: "Rx Descriptors Posted" minus what our messages consumed, modulo 2^16. While we hold sends we
+        // never consume more than was posted, so the difference is 0..65535 (65536 outstanding would read as 0).
+        return (peerRxPosted - peerRxConsumed) & 0xFFFF;
     }
 
     private void pump() {

@@ -51,8 +51,12 @@ class ViHostilePeerTest {
 
     /** A VI connected at {@code level}, RDMA write enabled iff {@code rdmaWrite}, read window 1. */
     private ViEndpoint connect(ViReliabilityLevel level, boolean rdmaWrite) {
+        return connect(level, rdmaWrite, false);
+    }
+
+    private ViEndpoint connect(ViReliabilityLevel level, boolean rdmaWrite, boolean descriptorFlowControl) {
         ViEndpoint ep = new ViEndpoint(pd, cq, cq, VitcpConfig.builder().reliabilityLevel(level).build());
-        int attrs = ViCallingAttributes.of(level, rdmaWrite, true, false, false);
+        int attrs = ViCallingAttributes.of(level, rdmaWrite, true, descriptorFlowControl, false);
         VitcpConnection c = new VitcpConnection(false, level, MTU, 1, false, VitcpCrcMode.ETHERNET_REFLECTED, attrs,
                 ViCallingAttributes.of(level, true, true, false, false), new byte[0], new byte[0], 0, false);
         vi = new EmbeddedChannel(new VitcpCodec(), ep.connectedHandler(c));
@@ -249,5 +253,41 @@ class ViHostilePeerTest {
         peerSends(send(2, 0, true).build(Unpooled.wrappedBuffer(new byte[] {7, 7})));
         assertEquals(new ViCompletion(2, ViOpcode.RECV, ViStatus.SUCCESS, 2, 0, false), cq.poll());
         assertNull(cq.poll());
+    }
+
+    private int sendSegmentsWritten() {
+        int n = 0;
+        vi.runPendingTasks();
+        Object m;
+        while ((m = vi.readOutbound()) != null) {
+            ByteBuf b = (ByteBuf) m;
+            if ((b.getByte(1) & 0x1F) == ViSegmentType.SEND.code()) {
+                n++;
+            }
+            b.release();
+        }
+        return n;
+    }
+
+    @Test
+    void rxDescriptorsPostedWrapsModulo65536() {
+        ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true, true);
+        MemoryRegion r = region(1);
+        int total = 65540;
+        for (int i = 0; i < total; i++) {
+            ep.postSend(SendRequest.send(i, r.segment(0, 0)));
+        }
+        assertEquals(0, sendSegmentsWritten(), "the peer posted nothing yet");
+        peerSends(ViSegment.builder(ViSegmentType.NOP).rxDescriptorsPosted(0xFFF0).build());
+        assertEquals(0xFFF0, sendSegmentsWritten());
+        // 65540 posted in total: the counter wrapped to 4, which releases the last 20
+        peerSends(ViSegment.builder(ViSegmentType.NOP).rxDescriptorsPosted(4).build());
+        assertEquals(20, sendSegmentsWritten());
+        int completed = 0;
+        while (cq.poll() != null) {
+            completed++;
+        }
+        assertEquals(total, completed);
+        assertTrue(vi.isOpen());
     }
 }
