@@ -55,6 +55,7 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
     }
 
     @Override
+    @SuppressWarnings("fallthrough")
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (state) {
             case READ_HEADER:

@@ -201,7 +201,8 @@ class VitcpEstablishmentTest {
         io.netty.channel.embedded.EmbeddedChannel enc = new io.netty.channel.embedded.EmbeddedChannel(
                 new VitcpCodec());
         enc.writeOutbound(ViSegment.builder(ViSegmentType.CONNECT_ACCEPT).endOfMessage(true).ceHeader(ce).build());
-        ch.writeInbound((Object) enc.readOutbound());
+        io.netty.buffer.ByteBuf accept = enc.readOutbound();
+        ch.writeInbound(accept);
         enc.finishAndReleaseAll();
         assertFalse(ch.isOpen(), "closed after refusing the accept");
         ch.finishAndReleaseAll();

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
 
 import java.util.List;
 
@@ -33,7 +34,13 @@ final class ScatterGather {
                 }
                 int from = (int) Math.max(0, offset - pos);
                 int n = Math.min(remaining, s.length() - from);
-                ByteBuf slice = s.region().buffer().retainedSlice(s.index() + from, n);
+                ByteBuf slice;
+                try {
+                    slice = s.region().buffer().retainedSlice(s.index() + from, n);
+                } catch (IllegalReferenceCountException e) {
+                    release(single, composite); // deregistered by another thread just now
+                    return null;
+                }
                 if (single == null && composite == null) {
                     single = slice;
                 } else {
@@ -77,7 +84,9 @@ final class ScatterGather {
                 }
                 int from = (int) Math.max(0, offset - pos);
                 int n = Math.min(remaining, s.length() - from);
-                s.region().buffer().setBytes(s.index() + from, src, srcIndex, n);
+                if (!place(s.region(), s.index() + from, src, srcIndex, n)) {
+                    return false;
+                }
                 srcIndex += n;
                 offset += n;
                 remaining -= n;
@@ -88,6 +97,22 @@ final class ScatterGather {
             }
         }
         return remaining == 0;
+    }
+
+    /**
+     * Copies into a region's buffer; false if the region was deregistered (possibly concurrently, from another
+     * thread: its buffer is then released and Netty refuses the access, so nothing is written).
+     */
+    static boolean place(MemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
+        if (!region.isValid()) {
+            return false;
+        }
+        try {
+            region.buffer().setBytes(index, src, srcIndex, length);
+            return true;
+        } catch (IllegalReferenceCountException e) {
+            return false;
+        }
     }
 
     static boolean allValid(List<DataSegment> segments, ProtectionDomain pd) {

@@ -284,8 +284,12 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         boolean eom = rr.offset + n == rr.length;
         ByteBuf payload = null;
         if (rr.region.isValid()) {
-            payload = n == 0 ? Unpooled.EMPTY_BUFFER
-                    : rr.region.buffer().retainedSlice((int) (rr.address - rr.region.address() + rr.offset), n);
+            try {
+                payload = n == 0 ? Unpooled.EMPTY_BUFFER
+                        : rr.region.buffer().retainedSlice((int) (rr.address - rr.region.address() + rr.offset), n);
+            } catch (io.netty.util.IllegalReferenceCountException e) {
+                payload = null; // deregistered concurrently
+            }
         }
         boolean transmitError = payload == null;
         if (transmitError) {
@@ -421,10 +425,8 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
             } else if (m.offset + len > m.rdmaLength) {
                 m.error = ViRemoteErrorCode.MPE;
                 m.errorText = "RDMA Write beyond its RDMA Length";
-            } else if (m.region.isValid()) {
-                m.region.buffer().setBytes((int) (m.rdmaAddress - m.region.address() + m.offset), payload,
-                        payload.readerIndex(), len);
-            } else {
+            } else if (!ScatterGather.place(m.region, (int) (m.rdmaAddress - m.region.address() + m.offset), payload,
+                    payload.readerIndex(), len)) {
                 m.error = ViRemoteErrorCode.MPE;
                 m.errorText = "region deregistered during RDMA Write";
             }
