@@ -24,6 +24,21 @@ public record VitcpConnection(boolean active, ViReliabilityLevel reliabilityLeve
                               byte[] localDiscriminator, byte[] remoteDiscriminator, int remoteRxDescriptorsPosted,
                               boolean peerUrgentMarkerOption) {
 
+    public VitcpConnection {
+        localDiscriminator = localDiscriminator.clone();
+        remoteDiscriminator = remoteDiscriminator.clone();
+    }
+
+    @Override
+    public byte[] localDiscriminator() {
+        return localDiscriminator.clone();
+    }
+
+    @Override
+    public byte[] remoteDiscriminator() {
+        return remoteDiscriminator.clone();
+    }
+
     /** This end holds sends until the peer posted receives: it set Descriptor Flow Control (§3.3). */
     public boolean localDescriptorFlowControl() {
         return ViCallingAttributes.has(localAttributes, ViCallingAttributes.DESCRIPTOR_FLOW_CONTROL);

@@ -171,27 +171,28 @@ public final class ViProvider implements AutoCloseable {
         Throwable e = failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
                 ? ce.getCause() : failure;
         VitcpConnectException.Reason reason = e instanceof VitcpConnectException v ? v.reason() : null;
-        if (p2p && reason == VitcpConnectException.Reason.TIMEOUT && lastAttemptFailure.get(result) != null) {
+        if (reason == VitcpConnectException.Reason.TIMEOUT && lastAttemptFailure.get(result) != null) {
             // the timeout expired during a retry: report what the retries kept getting
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
                     "peer-to-peer connection to " + remote + " not established within the timeout",
                     lastAttemptFailure.remove(result)));
             return;
         }
-        if (p2p) {
-            lastAttemptFailure.put(result, e);
-        }
-        boolean retry = p2p && (reason == VitcpConnectException.Reason.NO_MATCH
+        lastAttemptFailure.put(result, e);
+        // §4.2 Pending Accept: "TCP Closes - Reestablish"; §4: peer-to-peer retries ConnectNoMatch (and, our
+        // extension, a partner not yet listening)
+        boolean retry = reason == VitcpConnectException.Reason.CONNECTION_CLOSED
+                || p2p && (reason == VitcpConnectException.Reason.NO_MATCH
                 || reason == VitcpConnectException.Reason.TCP_SETUP_FAILED);
         if (retry && deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)) {
             // draft §4: ConnectNoMatch during peer establishment -> repeated attempts until the timeout
-            log.debug("VI/TCP peer-to-peer attempt to {} failed ({}); retrying", remote, reason);
+            log.debug("VI/TCP attempt to {} failed ({}); re-establishing", remote, reason);
             group.schedule(() -> attempt(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result),
                     RETRY_MILLIS, TimeUnit.MILLISECONDS);
         } else if (retry) {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
-                    "peer-to-peer connection to " + remote + " not established within the timeout", e));
+                    "VI/TCP connection to " + remote + " not established within the timeout", e));
         } else {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(e);

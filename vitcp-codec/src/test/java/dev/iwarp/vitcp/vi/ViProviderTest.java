@@ -179,4 +179,51 @@ class ViProviderTest {
                     assertInstanceOf(VitcpConnectException.class, ce.getCause()).reason());
         }
     }
+
+    @Test
+    void tcpCloseWhilePendingAcceptIsReestablished() throws Exception {
+        // §4.2: Pending Accept --TCP Closes--> Connecting (re-establish). The first TCP connection is closed by
+        // the server as soon as it is up; the second one reaches a VI/TCP listener that accepts.
+        VitcpConfig cfg = VitcpConfig.defaults();
+        dev.iwarp.vitcp.VitcpListenerTable table = new dev.iwarp.vitcp.VitcpListenerTable();
+        java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        try (ViProvider provider = new ViProvider(group)) {
+            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            table.register(SERVER, cfg, false, b::accept);
+            io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap().group(group)
+                    .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
+                    .childHandler(new io.netty.channel.ChannelInitializer<io.netty.channel.socket.SocketChannel>() {
+                        @Override
+                        protected void initChannel(io.netty.channel.socket.SocketChannel ch) {
+                            if (connections.getAndIncrement() == 0) {
+                                ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object m) {
+                                        io.netty.util.ReferenceCountUtil.release(m);
+                                        ctx.close();
+                                    }
+                                });
+                            } else {
+                                ch.pipeline().addLast(new dev.iwarp.vitcp.VitcpCodec(),
+                                        new dev.iwarp.vitcp.VitcpPassiveHandler(table, cfg));
+                            }
+                        }
+                    }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            try {
+                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                        cfg);
+                VitcpConnection c = provider.connect(a, (InetSocketAddress) server.localAddress(), CLIENT, SERVER)
+                        .get(20, TimeUnit.SECONDS);
+                assertTrue(c.active());
+                assertEquals(2, connections.get());
+                a.disconnect();
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
 }
