@@ -167,7 +167,7 @@ public final class ViSegment extends DefaultByteBufHolder {
     }
 
     /** For tests: a segment as the decoder would produce it. */
-    public static ViSegment decodedForTest(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
+    static ViSegment decodedForTest(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
         return new ViSegment(b, payload, trailer, crcError);
     }
 

@@ -1,6 +1,5 @@
 package dev.iwarp.vitcp;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 
 import java.util.List;
@@ -91,11 +90,5 @@ final class VitcpNegotiation {
 
     static String describe(ChannelHandlerContext ctx) {
         return String.valueOf(ctx.channel().remoteAddress());
-    }
-
-    static void releaseQuietly(Object msg) {
-        if (msg instanceof ByteBuf || msg instanceof io.netty.util.ReferenceCounted) {
-            io.netty.util.ReferenceCountUtil.release(msg);
-        }
     }
 }

@@ -132,14 +132,13 @@ public final class ViProvider implements AutoCloseable {
         }
         VitcpConfig config = endpoint.config().toBuilder()
                 .connectTimeout(java.time.Duration.ofNanos(remaining)).build();
-        ViEndpoint attemptView = endpoint;
         Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
         if (bind != null) {
             b.localAddress(bind);
         }
-        var active = attemptView.newActiveHandler(config, localDisc, remoteDisc, p2p);
+        var active = endpoint.newActiveHandler(config, localDisc, remoteDisc, p2p);
         b.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
