@@ -426,4 +426,38 @@ class ViDataTransferTest {
             assertFalse(p.b.isConnected());
         }
     }
+
+    @Test
+    void crcErrorInRdmaWriteOnUnreliableIsNotPlaced() {
+        VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(ViReliabilityLevel.UNRELIABLE).mtu(MTU)
+                .crcOption(true).build();
+        try (ViPair p = new ViPair(cfg, cfg)) {
+            MemoryRegion src = p.region(p.pdA, 64);
+            MemoryRegion dst = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
+            MemoryRegion imm = p.region(p.pdB, 1);
+            fill(src, pattern(64, 8));
+            p.connect();
+            boolean[] done = {false};
+            p.pair.aToBFilter(buf -> {
+                if (!done[0] && (buf.getByte(1) & 0x1F) == 1) {
+                    done[0] = true;
+                    ByteBuf copy = io.netty.buffer.Unpooled.copiedBuffer(buf);
+                    buf.release();
+                    copy.setByte(50, copy.getByte(50) ^ 1); // a payload octet
+                    return copy;
+                }
+                return buf;
+            });
+            p.b.postRecv(RecvRequest.of(1, imm.segment(0, 0)));
+            p.a.postSend(SendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
+            p.pair.pump();
+            // §3.6: the VI continues (Unreliable); the damaged write is not placed, its immediate data is in error
+            assertArrayEquals(new byte[64], read(dst, 64));
+            assertEquals(ViStatus.TRANSPORT_ERROR, p.recvB.poll().status());
+            assertTrue(p.pair.b().isOpen());
+            p.a.postSend(SendRequest.rdmaWrite(2, dst.address(), dst.handle(), src.all()));
+            p.pair.pump();
+            assertArrayEquals(pattern(64, 8), read(dst, 64));
+        }
+    }
 }

@@ -290,4 +290,37 @@ class ViHostilePeerTest {
         assertEquals(total, completed);
         assertTrue(vi.isOpen());
     }
+
+    @Test
+    void readResponseMarkedWithTransmitErrorCompletesTheReadInError() {
+        ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
+        MemoryRegion dst = region(8);
+        ep.postSend(SendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
+        List<ViSegment> sent = viSent();
+        assertEquals(ViSegmentType.RDMA_READ_REQUEST, sent.get(0).type());
+        assertEquals(new ViRdmaHeader(0x1000, 0x42, 8), sent.get(0).rdmaHeader());
+        int msg = sent.get(0).messageNumber();
+        // §3.2 Transmit Error: the receiver regards the entire message as in error
+        peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).dataOffset(0)
+                .build(Unpooled.wrappedBuffer(new byte[4])));
+        peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).dataOffset(4)
+                .endOfMessage(true).transmitError(true).build(Unpooled.wrappedBuffer(new byte[4])));
+        assertEquals(new ViCompletion(77, ViOpcode.RDMA_READ, ViStatus.TRANSMIT_ERROR, 8, 0, false), cq.poll());
+        assertTrue(vi.isOpen());
+    }
+
+    @Test
+    void readResponseLongerThanTheReadIsRefused() {
+        ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
+        MemoryRegion dst = region(4);
+        MemoryRegion after = region(16);
+        ep.postSend(SendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
+        int msg = viSent().get(0).messageNumber();
+        peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).endOfMessage(true)
+                .build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8})));
+        assertFalse(vi.isOpen());
+        assertEquals(new ViCompletion(5, ViOpcode.RDMA_READ, ViStatus.FLUSHED, 0, 0, false), cq.poll());
+        assertArrayEquals(new byte[4], ViPair.read(dst, 4));
+        assertArrayEquals(new byte[16], ViPair.read(after, 16));
+    }
 }
