@@ -1,0 +1,33 @@
+package dev.iwarp.vitcp;
+
+/**
+ * The 16-bit Calling Attributes field of the CE Header. draft-dicecco-vitcp-01 §3.3 "Calling Attributes".
+ * (The figure labels bits 3 and 4 both "RWE"; the text says bit 3 RDMA Write Enable, bit 4 RDMA Read Enable.)
+ */
+public final class ViCallingAttributes {
+    public static final int UNRELIABLE = 1;
+    public static final int RELIABLE_DELIVERY = 1 << 1;
+    public static final int RELIABLE_RECEPTION = 1 << 2;
+    public static final int RDMA_WRITE_ENABLE = 1 << 3;
+    public static final int RDMA_READ_ENABLE = 1 << 4;
+    public static final int DESCRIPTOR_FLOW_CONTROL = 1 << 5;
+    public static final int PEER_TO_PEER = 1 << 6;
+    /** Bits 7..15 are reserved. */
+    public static final int RESERVED_MASK = 0xFF80;
+
+    private ViCallingAttributes() {
+    }
+
+    public static int of(ViReliabilityLevel level, boolean rdmaWrite, boolean rdmaRead,
+                         boolean descriptorFlowControl, boolean peerToPeer) {
+        return level.bit()
+                | (rdmaWrite ? RDMA_WRITE_ENABLE : 0)
+                | (rdmaRead ? RDMA_READ_ENABLE : 0)
+                | (descriptorFlowControl ? DESCRIPTOR_FLOW_CONTROL : 0)
+                | (peerToPeer ? PEER_TO_PEER : 0);
+    }
+
+    public static boolean has(int attributes, int bit) {
+        return (attributes & bit) != 0;
+    }
+}

@@ -1,0 +1,247 @@
+package dev.iwarp.vitcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Byte stream to {@link ViSegment}. Checks only what the wire format defines (draft-dicecco-vitcp-01 §3);
+ * protocol state lives in the connection handlers. Payloads are retained slices of the input (no copy).
+ *
+ * <p>Whether a trailer follows: CE segments iff they carry the CRC option; ConnectReject/ConnectNoMatch by
+ * their Segment Length; every other type iff {@link #crcEnabled(boolean)} was set after establishment (§3.5).
+ * A wrong CRC does not throw: the segment is emitted with {@link ViSegment#crcError()} set so the connection
+ * handler applies §3.6 for its reliability level. Malformed input throws {@link VitcpProtocolException} once and
+ * the decoder then discards everything (state {@link State#BAD_STREAM}).
+ */
+public class VitcpSegmentDecoder extends ByteToMessageDecoder {
+
+    /** Decoder states. */
+    enum State {
+        READ_HEADER,
+        READ_SEGMENT,
+        BAD_STREAM
+    }
+
+    private final VitcpCrcMode crcMode;
+    private boolean crcEnabled;
+    private State state = State.READ_HEADER;
+    private int totalLength;
+    private int segmentLength;
+    private boolean hasTrailer;
+
+    public VitcpSegmentDecoder(VitcpCrcMode crcMode) {
+        this.crcMode = crcMode;
+    }
+
+    /** Switches trailer CRCs on for data-phase segments (both CE frames carried the CRC option, §3.6). */
+    public void crcEnabled(boolean enabled) {
+        this.crcEnabled = enabled;
+    }
+
+    public boolean crcEnabled() {
+        return crcEnabled;
+    }
+
+    public VitcpCrcMode crcMode() {
+        return crcMode;
+    }
+
+    State state() {
+        return state;
+    }
+
+    @Override
+    @SuppressWarnings("fallthrough")
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        switch (state) {
+            case READ_HEADER:
+                if (in.readableBytes() < ViSegment.HEADER_LENGTH) {
+                    return;
+                }
+                try {
+                    readFixedHeader(in);
+                } catch (VitcpProtocolException e) {
+                    fail(in);
+                    throw e;
+                }
+                state = State.READ_SEGMENT;
+                // fall through
+            case READ_SEGMENT:
+                if (in.readableBytes() < totalLength) {
+                    return;
+                }
+                ViSegment s;
+                try {
+                    s = readSegment(in);
+                } catch (VitcpProtocolException e) {
+                    fail(in);
+                    throw e;
+                }
+                if (s == null) {
+                    return; // a CE segment whose trailer has not arrived yet
+                }
+                state = State.READ_HEADER;
+                out.add(s);
+                return;
+            case BAD_STREAM:
+                in.skipBytes(in.readableBytes());
+                return;
+            default:
+                throw new IllegalStateException(state.name());
+        }
+    }
+
+    private void fail(ByteBuf in) {
+        state = State.BAD_STREAM;
+        in.skipBytes(in.readableBytes());
+    }
+
+    private void readFixedHeader(ByteBuf in) {
+        int i = in.readerIndex();
+        int version = in.getUnsignedByte(i);
+        if (version != ViSegment.VERSION_1) {
+            // draft-dicecco-vitcp-01 §3.2 "Version": this document describes version one
+            throw new VitcpProtocolException(VitcpProtocolException.Violation.UNSUPPORTED_VERSION,
+                    "peer sent VI/TCP version " + version);
+        }
+        int typeCode = in.getUnsignedByte(i + 1) & ViSegment.TYPE_MASK;
+        ViSegmentType type = ViSegmentType.valueOf(typeCode);
+        if (type == null) {
+            throw new VitcpProtocolException(VitcpProtocolException.Violation.UNKNOWN_TYPE,
+                    "peer sent segment type " + typeCode);
+        }
+        segmentLength = in.getUnsignedShort(i + 2);
+        int min = ViSegment.HEADER_LENGTH + (type.carriesRdmaHeader() ? ViRdmaHeader.LENGTH : 0)
+                + (type.carriesCeHeader() ? ViCeHeader.FIXED_LENGTH : 0);
+        boolean ok;
+        if (type.carriesPayload() || type.carriesCeHeader()) {
+            ok = segmentLength >= min;
+        } else if (type.optionalTrailer()) {
+            // draft-dicecco-vitcp-01 §3.6: no payload, so the Segment Length tells whether a CRC is included
+            ok = segmentLength == min || segmentLength == min + ViSegment.TRAILER_LENGTH;
+        } else {
+            ok = segmentLength == min;
+        }
+        if (!ok) {
+            throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_SEGMENT_LENGTH,
+                    "peer sent " + type + " with Segment Length " + segmentLength);
+        }
+        if (type.carriesCeHeader()) {
+            // the trailer is known only after parsing the options; defer until the whole Segment Length is in
+            hasTrailer = false;
+            totalLength = segmentLength;
+        } else if (type.optionalTrailer()) {
+            hasTrailer = segmentLength > min;
+            totalLength = segmentLength;
+        } else {
+            hasTrailer = crcEnabled;
+            // draft-dicecco-vitcp-01 §3.2: the total length exceeds Segment Length by the trailer
+            totalLength = segmentLength + (hasTrailer ? ViSegment.TRAILER_LENGTH : 0);
+        }
+    }
+
+    private ViSegment readSegment(ByteBuf in) {
+        int start = in.readerIndex();
+        int typeFlags = in.getUnsignedByte(start + 1);
+        ViSegmentType type = ViSegmentType.valueOf(typeFlags & ViSegment.TYPE_MASK);
+        ViSegment.Builder b = ViSegment.builder(type)
+                .version(in.getUnsignedByte(start))
+                .endOfMessage((typeFlags & ViSegment.FLAG_EOM) != 0)
+                .immediateDataValid((typeFlags & ViSegment.FLAG_IMMEDIATE_DATA_VALID) != 0)
+                .transmitError((typeFlags & ViSegment.FLAG_TRANSMIT_ERROR) != 0)
+                .dataOffset(in.getInt(start + 4))
+                .immediateData(in.getInt(start + 8))
+                .messageNumber(in.getInt(start + 12))
+                .messageAck(in.getInt(start + 16))
+                .rxDescriptorsPosted(in.getUnsignedShort(start + 20))
+                .remoteErrorCode(in.getUnsignedShort(start + 22));
+        if (!type.multiSegment() && in.getInt(start + 4) != 0) {
+            // draft-dicecco-vitcp-01 §3.2 "Data Offset": all other messages consist of a single segment
+            throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_DATA_OFFSET,
+                    "peer sent " + type + " with Data Offset " + Integer.toUnsignedString(in.getInt(start + 4)));
+        }
+        int pos = start + ViSegment.HEADER_LENGTH;
+        if (type.carriesRdmaHeader()) {
+            b.rdmaHeader(new ViRdmaHeader(in.getLong(pos), in.getInt(pos + 8), in.getInt(pos + 12)));
+            pos += ViRdmaHeader.LENGTH;
+        }
+        int payloadEnd = start + segmentLength;
+        if (type.carriesCeHeader()) {
+            ViCeHeader ce = readCeHeader(in, pos, payloadEnd);
+            b.ceHeader(ce);
+            pos = payloadEnd;
+            if (ce.crcOption()) {
+                // draft-dicecco-vitcp-01 §3.5: CE segments carry a trailer iff they carry the CRC option
+                hasTrailer = true;
+                totalLength = segmentLength + ViSegment.TRAILER_LENGTH;
+                if (in.readableBytes() < totalLength) {
+                    return null; // wait for the trailer; the CE header is parsed again then (rare, small)
+                }
+            }
+        }
+        if (type.optionalTrailer()) {
+            payloadEnd = start + (hasTrailer ? segmentLength - ViSegment.TRAILER_LENGTH : segmentLength);
+        }
+        boolean crcError = false;
+        if (hasTrailer) {
+            int covered = payloadEnd - start;
+            int expected = VitcpCrc.compute(crcMode, in, start, covered);
+            crcError = expected != VitcpCrc.getCrc(crcMode, in, payloadEnd);
+        }
+        ByteBuf payload = pos < payloadEnd ? in.retainedSlice(pos, payloadEnd - pos)
+                : io.netty.buffer.Unpooled.EMPTY_BUFFER;
+        in.readerIndex(start + totalLength);
+        return ViSegment.decoded(b.trailer(hasTrailer), payload, hasTrailer, crcError);
+    }
+
+    static ViCeHeader readCeHeader(ByteBuf in, int pos, int end) {
+        // draft-dicecco-vitcp-01 §3.3 field layout
+        int attributes = in.getUnsignedShort(pos);
+        int callingLength = in.getUnsignedShort(pos + 2);
+        long mtu = in.getUnsignedInt(pos + 4);
+        int readWindow = in.getUnsignedShort(pos + 72);
+        int calledLength = in.getUnsignedShort(pos + 74);
+        if (callingLength > ViCeHeader.MAX_DISCRIMINATOR_LENGTH || calledLength > ViCeHeader.MAX_DISCRIMINATOR_LENGTH) {
+            // draft-dicecco-vitcp-01 §3.3: the 64 byte fields set the maximum discriminator length
+            throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_CE_HEADER,
+                    "peer sent discriminator lengths " + callingLength + "/" + calledLength + " (max 64)");
+        }
+        byte[] calling = new byte[callingLength];
+        in.getBytes(pos + 8, calling);
+        byte[] called = new byte[calledLength];
+        in.getBytes(pos + 76, called);
+        List<ViCeOption> options = new ArrayList<>(2);
+        boolean eol = false;
+        int p = pos + ViCeHeader.FIXED_LENGTH;
+        // draft-dicecco-vitcp-01 §3.3 "Options": terminated by the end of the segment or End of Option List
+        while (p < end) {
+            if (end - p < 2) {
+                throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_OPTION,
+                        "peer sent a truncated option type at CE offset " + (p - pos));
+            }
+            int type = in.getUnsignedShort(p);
+            if (type == ViCeOption.END_OF_OPTION_LIST) {
+                eol = true;
+                // anything after End of Option List within the segment is not an option; ignore it
+                break;
+            }
+            if (end - p < 4) {
+                throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_OPTION,
+                        "peer sent a truncated option " + type);
+            }
+            int length = in.getUnsignedShort(p + 2);
+            if (length < 4 || length > end - p) {
+                throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_OPTION,
+                        "peer sent option " + type + " with length " + length + ", " + (end - p) + " octets left");
+            }
+            // unknown options are kept but ignored by every consumer (§3.3 "A receiver MUST ignore")
+            options.add(new ViCeOption(type, length));
+            p += length;
+        }
+        return new ViCeHeader(attributes, mtu, calling, readWindow, called, options, eol);
+    }
+}

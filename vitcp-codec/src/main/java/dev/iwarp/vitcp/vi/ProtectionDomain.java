@@ -1,0 +1,51 @@
+package dev.iwarp.vitcp.vi;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.EnumSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Memory registration scope (VIA protection tag; the verbs ProtectionDomain). Regions registered here are the only
+ * memory a peer's RDMA or a receive can touch on endpoints of this domain. Thread-safe.
+ */
+public final class ProtectionDomain {
+    private static final AtomicInteger DOMAINS = new AtomicInteger();
+
+    private final ConcurrentHashMap<Integer, MemoryRegion> regions = new ConcurrentHashMap<>();
+    private final AtomicInteger nextHandle;
+
+    public ProtectionDomain() {
+        // handles of different domains differ in their top octet, so a stray handle rarely aliases
+        nextHandle = new AtomicInteger((DOMAINS.incrementAndGet() & 0xFF) << 24 | 1);
+    }
+
+    /**
+     * Registers all of {@code buffer} (indices 0..capacity) at virtual address {@code address}.
+     * Ownership: the region retains the buffer and releases it on {@link MemoryRegion#deregister()}; the caller
+     * keeps (and releases) its own reference.
+     */
+    public MemoryRegion register(ByteBuf buffer, long address, ViAccess... access) {
+        EnumSet<ViAccess> a = EnumSet.noneOf(ViAccess.class);
+        a.addAll(java.util.List.of(access));
+        int handle = nextHandle.getAndIncrement();
+        MemoryRegion r = new MemoryRegion(this, handle, address, buffer.retain(), a);
+        regions.put(handle, r);
+        return r;
+    }
+
+    /** Registers at an address chosen by the domain (the handle shifted into the upper half). */
+    public MemoryRegion register(ByteBuf buffer, ViAccess... access) {
+        return register(buffer, ((long) (nextHandle.get() & 0x7FFFFFFF)) << 32, access);
+    }
+
+    /** The live region with this memory handle, or null. */
+    public MemoryRegion region(int memoryHandle) {
+        return regions.get(memoryHandle);
+    }
+
+    void remove(MemoryRegion r) {
+        regions.remove(r.handle(), r);
+    }
+}

@@ -1,0 +1,28 @@
+package dev.iwarp.vitcp.vi;
+
+import java.util.List;
+
+/** A receive-queue descriptor: where an incoming Send (or the immediate data of an RDMA Write) lands. */
+public final class RecvRequest {
+    final long wrId;
+    final List<DataSegment> segments;
+    final long length;
+
+    private RecvRequest(long wrId, List<DataSegment> segments) {
+        this.wrId = wrId;
+        this.segments = List.copyOf(segments);
+        long n = 0;
+        for (DataSegment s : segments) {
+            n += s.length();
+        }
+        this.length = n;
+    }
+
+    public static RecvRequest of(long wrId, DataSegment... segments) {
+        return new RecvRequest(wrId, List.of(segments));
+    }
+
+    public long wrId() {
+        return wrId;
+    }
+}

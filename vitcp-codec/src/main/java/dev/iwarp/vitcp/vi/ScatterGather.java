@@ -1,0 +1,126 @@
+package dev.iwarp.vitcp.vi;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
+
+import java.util.List;
+
+/** Copies between descriptors' data segments and segment payloads. */
+final class ScatterGather {
+    private ScatterGather() {
+    }
+
+    /**
+     * {@code length} octets of the segments from message offset {@code offset}, as retained slices of the registered
+     * buffers (no copy). Returns null if a region is no longer valid. Ownership: the caller owns the result.
+     */
+    static ByteBuf gather(ByteBufAllocator alloc, List<DataSegment> segments, long offset, int length) {
+        if (length == 0) {
+            return Unpooled.EMPTY_BUFFER;
+        }
+        CompositeByteBuf composite = null;
+        ByteBuf single = null;
+        long pos = 0;
+        int remaining = length;
+        for (DataSegment s : segments) {
+            long end = pos + s.length();
+            if (end > offset && remaining > 0) {
+                if (!s.valid()) {
+                    release(single, composite);
+                    return null;
+                }
+                int from = (int) Math.max(0, offset - pos);
+                int n = Math.min(remaining, s.length() - from);
+                ByteBuf slice;
+                try {
+                    slice = s.region().buffer().retainedSlice(s.index() + from, n);
+                } catch (IllegalReferenceCountException e) {
+                    release(single, composite); // deregistered by another thread just now
+                    return null;
+                }
+                if (single == null && composite == null) {
+                    single = slice;
+                } else {
+                    if (composite == null) {
+                        composite = alloc.compositeBuffer(Math.max(2, segments.size()));
+                        composite.addComponent(true, single);
+                        single = null;
+                    }
+                    composite.addComponent(true, slice);
+                }
+                offset += n;
+                remaining -= n;
+            }
+            pos = end;
+            if (remaining == 0) {
+                break;
+            }
+        }
+        return composite != null ? composite : single;
+    }
+
+    private static void release(ByteBuf a, ByteBuf b) {
+        if (a != null) {
+            a.release();
+        }
+        if (b != null) {
+            b.release();
+        }
+    }
+
+    /** Copies {@code src} (not consumed, not released) into the segments at message offset {@code offset}. */
+    static boolean scatter(List<DataSegment> segments, long offset, ByteBuf src) {
+        int srcIndex = src.readerIndex();
+        int remaining = src.readableBytes();
+        long pos = 0;
+        for (DataSegment s : segments) {
+            long end = pos + s.length();
+            if (end > offset && remaining > 0) {
+                if (!s.valid()) {
+                    return false;
+                }
+                int from = (int) Math.max(0, offset - pos);
+                int n = Math.min(remaining, s.length() - from);
+                if (!place(s.region(), s.index() + from, src, srcIndex, n)) {
+                    return false;
+                }
+                srcIndex += n;
+                offset += n;
+                remaining -= n;
+            }
+            pos = end;
+            if (remaining == 0) {
+                break;
+            }
+        }
+        return remaining == 0;
+    }
+
+    /**
+     * Copies into a region's buffer; false if the region was deregistered (possibly concurrently, from another
+     * thread: its buffer is then released and Netty refuses the access, so nothing is written).
+     */
+    static boolean place(MemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
+        if (!region.isValid()) {
+            return false;
+        }
+        try {
+            region.buffer().setBytes(index, src, srcIndex, length);
+            return true;
+        } catch (IllegalReferenceCountException e) {
+            return false;
+        }
+    }
+
+    static boolean allValid(List<DataSegment> segments, ProtectionDomain pd) {
+        for (DataSegment s : segments) {
+            if (!s.valid() || s.region().protectionDomain() != pd) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.iwarp.vitcp.vi;
+
+import java.util.List;
+
+/**
+ * A send-queue descriptor: Send, RDMA Write (optionally with immediate data) or RDMA Read. The remote side of an
+ * RDMA is a virtual address qualified by the peer's memory handle (draft §3.4), not an STag and offset.
+ */
+public final class SendRequest {
+    final long wrId;
+    final ViOpcode opcode;
+    final List<DataSegment> segments;
+    final long remoteAddress;
+    final int remoteHandle;
+    final boolean immediateDataValid;
+    final int immediateData;
+
+    private SendRequest(long wrId, ViOpcode opcode, List<DataSegment> segments, long remoteAddress, int remoteHandle,
+                        boolean immediateDataValid, int immediateData) {
+        this.wrId = wrId;
+        this.opcode = opcode;
+        this.segments = List.copyOf(segments);
+        this.remoteAddress = remoteAddress;
+        this.remoteHandle = remoteHandle;
+        this.immediateDataValid = immediateDataValid;
+        this.immediateData = immediateData;
+    }
+
+    public static SendRequest send(long wrId, DataSegment... segments) {
+        return new SendRequest(wrId, ViOpcode.SEND, List.of(segments), 0, 0, false, 0);
+    }
+
+    public static SendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
+        return new SendRequest(wrId, ViOpcode.RDMA_WRITE, List.of(segments), remoteAddress, remoteHandle, false, 0);
+    }
+
+    public static SendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
+        return new SendRequest(wrId, ViOpcode.RDMA_READ, List.of(segments), remoteAddress, remoteHandle, false, 0);
+    }
+
+    /** Immediate data (Send or RDMA Write); an RDMA Write with immediate data consumes a receive descriptor. */
+    public SendRequest withImmediate(int value) {
+        if (opcode == ViOpcode.RDMA_READ) {
+            throw new IllegalArgumentException("RDMA Read carries no immediate data");
+        }
+        return new SendRequest(wrId, opcode, segments, remoteAddress, remoteHandle, true, value);
+    }
+
+    public long wrId() {
+        return wrId;
+    }
+
+    public ViOpcode opcode() {
+        return opcode;
+    }
+
+    long length() {
+        long n = 0;
+        for (DataSegment s : segments) {
+            n += s.length();
+        }
+        return n;
+    }
+
+    /** Whether this message consumes one of the peer's receive descriptors (draft §3.3 flow control). */
+    boolean consumesReceiveDescriptor() {
+        return opcode == ViOpcode.SEND || (opcode == ViOpcode.RDMA_WRITE && immediateDataValid);
+    }
+}

@@ -1,0 +1,161 @@
+package dev.iwarp.vitcp.vi;
+
+import dev.iwarp.vitcp.VitcpActiveHandler;
+import dev.iwarp.vitcp.VitcpConfig;
+import dev.iwarp.vitcp.VitcpConnectRequest;
+import dev.iwarp.vitcp.VitcpConnection;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A Virtual Interface (VIA VI; the verbs QueuePair): send and receive work queues bound to completion queues and a
+ * protection domain. Create it, post receives, then connect it (actively, {@link #newActiveHandler}, or by
+ * accepting a request, {@link #accept}). Methods are thread-safe; work is handed to the connection's event loop.
+ */
+public final class ViEndpoint {
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final VitcpConfig config;
+    private final Object lock = new Object();
+    private final List<RecvRequest> prePosted = new ArrayList<>();
+    private ViEndpointHandler handler;
+    private boolean handlerCreated;
+    private volatile String failure;
+
+    public ViEndpoint(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, VitcpConfig config) {
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.config = config;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    public VitcpConfig config() {
+        return config;
+    }
+
+    /** Posts a receive descriptor; allowed before the VI is connected (then reported in the CE segment). */
+    public void postRecv(RecvRequest r) {
+        ViEndpointHandler h;
+        synchronized (lock) {
+            h = handler;
+            if (h == null) {
+                prePosted.add(r);
+                return;
+            }
+        }
+        run(h, () -> h.postRecv(r));
+    }
+
+    /** Posts a send-queue descriptor. The VI must be connected. Its buffers must not change until it completes. */
+    public void postSend(SendRequest r) {
+        ViEndpointHandler h;
+        synchronized (lock) {
+            h = handler;
+        }
+        if (h == null) {
+            throw new IllegalStateException("VI not connected");
+        }
+        run(h, () -> h.postSend(r));
+    }
+
+    /** Closes the VI connection (and its TCP connection); outstanding descriptors complete as FLUSHED. */
+    public void disconnect() {
+        ViEndpointHandler h;
+        synchronized (lock) {
+            h = handler;
+        }
+        if (h != null) {
+            run(h, h::disconnect);
+        }
+    }
+
+    public boolean isConnected() {
+        synchronized (lock) {
+            return handler != null && failure == null;
+        }
+    }
+
+    /** Why the connection ended, or null. */
+    public String failure() {
+        return failure;
+    }
+
+    public VitcpConnection connection() {
+        synchronized (lock) {
+            return handler != null ? handler.connection() : null;
+        }
+    }
+
+    /** The active startup handler for this VI (put it behind a {@code VitcpCodec}). */
+    public VitcpActiveHandler newActiveHandler(byte[] localDiscriminator, byte[] remoteDiscriminator,
+                                               boolean peerToPeer) {
+        return newActiveHandler(config, localDiscriminator, remoteDiscriminator, peerToPeer);
+    }
+
+    VitcpActiveHandler newActiveHandler(VitcpConfig attemptConfig, byte[] localDiscriminator,
+                                        byte[] remoteDiscriminator, boolean peerToPeer) {
+        return new VitcpActiveHandler(attemptConfig, localDiscriminator, remoteDiscriminator, peerToPeer,
+                this::prePostedReceives, this::connectedHandler);
+    }
+
+    /** Accepts a matched connect request onto this VI (VipConnectAccept). */
+    public CompletableFuture<VitcpConnection> accept(VitcpConnectRequest request) {
+        return request.accept(this::connectedHandler, this::prePostedReceives);
+    }
+
+    /** The full-operation handler that replaces a startup handler; once per VI. */
+    public ChannelHandler connectedHandler(VitcpConnection c) {
+        synchronized (lock) {
+            if (handlerCreated) {
+                throw new IllegalStateException("VI already connected");
+            }
+            handlerCreated = true;
+        }
+        return new ViEndpointHandler(this, c);
+    }
+
+    int prePostedReceives() {
+        synchronized (lock) {
+            return prePosted.size();
+        }
+    }
+
+    List<RecvRequest> attach(ViEndpointHandler h) {
+        synchronized (lock) {
+            handler = h;
+            List<RecvRequest> l = new ArrayList<>(prePosted);
+            prePosted.clear();
+            return l;
+        }
+    }
+
+    void failed(String why) {
+        failure = why;
+    }
+
+    private static void run(ViEndpointHandler h, Runnable task) {
+        ChannelHandlerContext ctx = h.context();
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package dev.iwarp.vitcp.vi;
+
+import dev.iwarp.vitcp.ViReliabilityLevel;
+import dev.iwarp.vitcp.VitcpConfig;
+import dev.iwarp.vitcp.VitcpConnectException;
+import dev.iwarp.vitcp.VitcpConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+
+import static dev.iwarp.vitcp.vi.ViPair.CLIENT;
+import static dev.iwarp.vitcp.vi.ViPair.SERVER;
+import static dev.iwarp.vitcp.vi.ViPair.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The VI API over real TCP on the loopback interface. */
+class ViProviderTest {
+    private final List<MemoryRegion> regions = new ArrayList<>();
+
+    private MemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+        ByteBuf buf = Unpooled.directBuffer(size, size);
+        buf.writerIndex(size);
+        MemoryRegion r = pd.register(buf, access);
+        buf.release();
+        regions.add(r);
+        return r;
+    }
+
+    /** Waits (liveness bound only, not a performance check) for the next completion. */
+    private static ViCompletion take(CompletionQueue cq) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        ViCompletion c;
+        while ((c = cq.poll()) == null) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("no completion");
+            }
+            Thread.sleep(1);
+        }
+        return c;
+    }
+
+    private void deregisterAll() {
+        regions.forEach(MemoryRegion::deregister);
+    }
+
+    @Test
+    void clientAndServerRunTheSameVerbsOverTcp() throws Exception {
+        VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(ViReliabilityLevel.RELIABLE_RECEPTION)
+                .crcOption(true).mtu(4096).build();
+        try (ViProvider provider = new ViProvider();
+             ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
+            ProtectionDomain pdB = new ProtectionDomain();
+            CompletionQueue cqB = new CompletionQueue();
+            ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
+            MemoryRegion recvB = region(pdB, 1 << 20);
+            MemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            b.postRecv(RecvRequest.of(1, recvB.all()));
+            b.postRecv(RecvRequest.of(2, recvB.segment(0, 0)));
+            CompletableFuture<VitcpConnection> accepted = new CompletableFuture<>();
+            // the application decides on another thread, later
+            listener.register(SERVER, cfg, request -> ForkJoinPool.commonPool().execute(
+                    () -> b.accept(request).whenComplete((c, e) -> {
+                        if (e != null) {
+                            accepted.completeExceptionally(e);
+                        } else {
+                            accepted.complete(c);
+                        }
+                    })));
+
+            ProtectionDomain pdA = new ProtectionDomain();
+            CompletionQueue cqA = new CompletionQueue();
+            ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
+            MemoryRegion srcA = region(pdA, 1 << 20);
+            MemoryRegion dstA = region(pdA, 1 << 20);
+            VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
+            assertTrue(c.crcEnabled());
+            assertEquals(4096, c.mtu());
+            assertEquals(2, c.remoteRxDescriptorsPosted());
+            assertNotNull(accepted.get(20, TimeUnit.SECONDS));
+
+            byte[] data = pattern(1 << 20, 77);
+            srcA.buffer().setBytes(0, data);
+            a.postSend(SendRequest.send(10, srcA.all()));
+            assertEquals(new ViCompletion(10, ViOpcode.SEND, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
+            assertEquals(new ViCompletion(1, ViOpcode.RECV, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqB));
+            byte[] got = new byte[1 << 20];
+            recvB.buffer().getBytes(0, got);
+            assertArrayEquals(data, got);
+
+            a.postSend(SendRequest.rdmaWrite(11, rdmaB.address(), rdmaB.handle(), srcA.all()).withImmediate(42));
+            assertEquals(ViStatus.SUCCESS, take(cqA).status());
+            ViCompletion imm = take(cqB);
+            assertEquals(ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, imm.opcode());
+            assertEquals(42, imm.immediateData());
+
+            a.postSend(SendRequest.rdmaRead(12, rdmaB.address(), rdmaB.handle(), dstA.all()));
+            assertEquals(new ViCompletion(12, ViOpcode.RDMA_READ, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
+            dstA.buffer().getBytes(0, got);
+            assertArrayEquals(data, got);
+
+            a.disconnect();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (b.isConnected() && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertFalse(b.isConnected());
+        } finally {
+            deregisterAll();
+        }
+    }
+
+    @Test
+    void unknownDiscriminatorFailsWithNoMatch() throws Exception {
+        VitcpConfig cfg = VitcpConfig.defaults();
+        try (ViProvider provider = new ViProvider();
+             ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
+            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS));
+            assertEquals(VitcpConnectException.Reason.NO_MATCH,
+                    assertInstanceOf(VitcpConnectException.class, e.getCause()).reason());
+        }
+    }
+
+    @Test
+    void peerToPeerHigherAddressRetriesUntilThePeerWaits() throws Exception {
+        VitcpConfig cfg = VitcpConfig.builder().connectTimeout(Duration.ofSeconds(15)).build();
+        try (ViProvider provider = new ViProvider();
+             ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
+             ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
+            ViEndpoint lowVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                    cfg);
+            // the higher address starts first: its ConnectRequests get ConnectNoMatch until the lower end waits
+            CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
+                    SERVER);
+            Thread.sleep(300);
+            assertFalse(h.isDone());
+            CompletableFuture<VitcpConnection> l = provider.connectPeer(lowVi, low, high.localAddress(), SERVER,
+                    CLIENT);
+            VitcpConnection hc = h.get(20, TimeUnit.SECONDS);
+            VitcpConnection lc = l.get(20, TimeUnit.SECONDS);
+            assertTrue(hc.active());
+            assertFalse(lc.active());
+            assertTrue(hc.peerToPeer() && lc.peerToPeer());
+            highVi.disconnect();
+        }
+    }
+
+    @Test
+    void peerToPeerGivesUpAtTheConsumersTimeout() throws Exception {
+        VitcpConfig cfg = VitcpConfig.builder().connectTimeout(Duration.ofMillis(400)).build();
+        try (ViProvider provider = new ViProvider();
+             ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
+             ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
+            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                    cfg);
+            CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
+                    SERVER);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> h.get(20, TimeUnit.SECONDS));
+            VitcpConnectException ce = assertInstanceOf(VitcpConnectException.class, e.getCause());
+            assertEquals(VitcpConnectException.Reason.TIMEOUT, ce.reason());
+            assertEquals(VitcpConnectException.Reason.NO_MATCH,
+                    assertInstanceOf(VitcpConnectException.class, ce.getCause()).reason());
+        }
+    }
+
+    @Test
+    void tcpCloseWhilePendingAcceptIsReestablished() throws Exception {
+        // §4.2: Pending Accept --TCP Closes--> Connecting (re-establish). The first TCP connection is closed by
+        // the server as soon as it is up; the second one reaches a VI/TCP listener that accepts.
+        VitcpConfig cfg = VitcpConfig.defaults();
+        dev.iwarp.vitcp.VitcpListenerTable table = new dev.iwarp.vitcp.VitcpListenerTable();
+        java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        try (ViProvider provider = new ViProvider(group)) {
+            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            table.register(SERVER, cfg, false, b::accept);
+            io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap().group(group)
+                    .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
+                    .childHandler(new io.netty.channel.ChannelInitializer<io.netty.channel.socket.SocketChannel>() {
+                        @Override
+                        protected void initChannel(io.netty.channel.socket.SocketChannel ch) {
+                            if (connections.getAndIncrement() == 0) {
+                                ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object m) {
+                                        io.netty.util.ReferenceCountUtil.release(m);
+                                        ctx.close();
+                                    }
+                                });
+                            } else {
+                                ch.pipeline().addLast(new dev.iwarp.vitcp.VitcpCodec(),
+                                        new dev.iwarp.vitcp.VitcpPassiveHandler(table, cfg));
+                            }
+                        }
+                    }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            try {
+                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                        cfg);
+                VitcpConnection c = provider.connect(a, (InetSocketAddress) server.localAddress(), CLIENT, SERVER)
+                        .get(20, TimeUnit.SECONDS);
+                assertTrue(c.active());
+                assertEquals(2, connections.get());
+                a.disconnect();
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+}
