@@ -152,11 +152,27 @@ class IwarpStackLoopbackTest {
                 qps.get(i).postSend(SendRequest.rdmaWrite(k, src.all(), target.stag(), target.iova() + 4096L * i));
             }
         }
+        MemoryRegion sink = cpd.register(buffer(8 * 4096, 0), Access.LOCAL_WRITE);
         for (int i = 0; i < 8; i++) {
-            for (int k = 0; k < 50; k++) {
-                assertTrue(take(cqs.get(i)).isSuccess());
+            // a Write completes when sent; a Read of the same bytes completes after they were placed
+            qps.get(i).postSend(SendRequest.rdmaRead(50, sink.slice(4096 * i, 4096), target.stag(),
+                    target.iova() + 4096L * i));
+        }
+        for (int i = 0; i < 8; i++) {
+            for (int k = 0; k <= 50; k++) {
+                Completion c = take(cqs.get(i));
+                assertTrue(c.isSuccess(), c::toString);
+                assertEquals(k, c.wrId());
             }
-            assertEquals((byte) ((4095 * 13 + i) & 0xFF), target.memory().getByte(4096 * i + 4095));
+            byte[] expected = new byte[4096];
+            for (int k = 0; k < 4096; k++) {
+                expected[k] = (byte) (k * 13 + i);
+            }
+            byte[] got = new byte[4096];
+            target.memory().getBytes(4096 * i, got);
+            assertArrayEquals(expected, got, "connection " + i);
+            sink.memory().getBytes(4096 * i, got);
+            assertArrayEquals(expected, got, "read back over connection " + i);
         }
         listener.close().sync();
     }
@@ -165,6 +181,7 @@ class IwarpStackLoopbackTest {
     void handlersInstalledByHandInAPlainNettyServer() throws Exception {
         // A Netty user composes the same handlers in their own ChannelInitializer.
         RdmaDevice device = new RdmaDevice();
+        closeables.add(device); // deregisters what is still registered
         ProtectionDomain pd = device.allocPd();
         MemoryRegion recv = pd.register(buffer(64, 0), Access.LOCAL_WRITE);
         CompletionQueue recvCq = new CompletionQueue();
@@ -198,5 +215,59 @@ class IwarpStackLoopbackTest {
         Completion c = take(recvCq);
         assertEquals(42, c.wrId());
         assertEquals(48, c.byteLength());
+    }
+
+    @ParameterizedTest(name = "markers initiator={0} responder={1} crc={2}")
+    @CsvSource({"true, false, true", "false, true, false", "true, true, true"})
+    void everyOperationOverTcpWithMarkers(boolean markersI, boolean markersR, boolean crc) throws Exception {
+        IwarpStack server = stack(Transport.NIO);
+        IwarpStack client = stack(Transport.NIO);
+        ProtectionDomain spd = server.allocPd();
+        CompletionQueue sRcq = new CompletionQueue();
+        MemoryRegion target = spd.register(buffer(70000, 0), Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                Access.REMOTE_READ, Access.REMOTE_ATOMIC);
+        MemoryRegion recv = spd.register(buffer(4 * 70000, 0), Access.LOCAL_WRITE);
+        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
+                MpaSettings.builder().crc(false).markers(markersR).build(), req -> {
+                    QueuePair qp = req.accept(spd, new CompletionQueue(), sRcq, new byte[0]);
+                    for (int i = 0; i < 4; i++) {
+                        qp.postRecv(RecvRequest.of(100 + i, recv.slice(i * 70000, 70000)));
+                    }
+                });
+        ProtectionDomain cpd = client.allocPd();
+        MemoryRegion src = cpd.register(buffer(70000, 5), Access.LOCAL_WRITE);
+        MemoryRegion result = cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
+        ConnectOptions opts = ConnectOptions.of(cpd).mpa(MpaSettings.builder().crc(crc).markers(markersI).build());
+        QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
+        assertEquals(markersR, qp.mpaParameters().markersTx());
+        assertEquals(markersI, qp.mpaParameters().markersRx());
+        MemoryRegion invalidated = spd.register(buffer(8, 0), Access.REMOTE_WRITE);
+        qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, 70000), target.stag(), target.iova()));
+        qp.postSend(SendRequest.send(2, src.slice(0, 5000)).solicited());
+        qp.postSend(SendRequest.sendWithInvalidate(3, src.slice(0, 70000), invalidated.stag()));
+        qp.postSend(SendRequest.immediateData(4, 0xCAFEL));
+        qp.postSend(SendRequest.fetchAdd(5, result.all(), target.stag(), target.iova() + 8, 1, 0));
+        qp.postSend(SendRequest.rdmaRead(6, src.slice(0, 70000), target.stag(), target.iova()));
+        for (int wr = 1; wr <= 6; wr++) {
+            Completion c = take(opts.sendCq());
+            assertTrue(c.isSuccess(), c::toString);
+            assertEquals(wr, c.wrId());
+        }
+        Completion r1 = take(sRcq);
+        assertTrue(r1.solicited());
+        assertEquals(5000, r1.byteLength());
+        Completion r2 = take(sRcq);
+        assertEquals(invalidated.stag(), r2.invalidatedStag());
+        assertTrue(!invalidated.isValid());
+        Completion r3 = take(sRcq);
+        assertEquals(WcOpcode.RECV_IMMEDIATE, r3.opcode());
+        assertEquals(0xCAFEL, r3.immediateData());
+        byte[] expected = new byte[70000];
+        buffer(70000, 5).getBytes(0, expected);
+        expected[15] += 1; // the fetch-add incremented the big-endian value at offset 8 of the target
+        byte[] got = new byte[70000];
+        src.memory().getBytes(0, got);
+        assertArrayEquals(expected, got, "Read back the Write, with the atomic's increment");
+        listener.close().sync();
     }
 }

@@ -4,15 +4,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.EncoderException;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
@@ -36,7 +33,7 @@ import java.util.zip.CRC32C;
  * <p><b>Outbound</b>: {@link #write} takes a ULPDU buffer (and ownership of it) and sends the FPDU
  * as a few writes: a small header buffer, the ULPDU itself (or retained slices of it, cut at marker
  * positions), and a small trailer with pad, any marker and the CRC. The payload is never copied. This
- * is why the framer is a {@link ByteToMessageDecoder} plus a hand-written outbound side rather than a
+ * is why the framer is a {@link io.netty.handler.codec.ByteToMessageDecoder} plus a hand-written outbound side rather than a
  * {@code ByteToMessageCodec}, whose encoder would copy every payload into one output buffer.
  *
  * <p>As Responder the framer holds every outbound FPDU until one valid FPDU has been received
@@ -45,7 +42,7 @@ import java.util.zip.CRC32C;
  * <p>Markers occupy every 512th stream position counted from each direction's first octet after its
  * startup frame (RFC 5044 §4.3); the framer is created at exactly that point of both directions.
  */
-public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHandler {
+public class MpaFramer extends MpaDuplexDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(MpaFramer.class);
 
     /** Marker interval (RFC 5044 §4.3). */
@@ -490,38 +487,5 @@ public class MpaFramer extends ByteToMessageDecoder implements ChannelOutboundHa
             this.ulpdu = ulpdu;
             this.promise = promise;
         }
-    }
-
-    // ---------------------------------------------------------------- outbound pass-through
-
-    @Override
-    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
-        ctx.bind(localAddress, promise);
-    }
-
-    @Override
-    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
-                        ChannelPromise promise) {
-        ctx.connect(remoteAddress, localAddress, promise);
-    }
-
-    @Override
-    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.disconnect(promise);
-    }
-
-    @Override
-    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.close(promise);
-    }
-
-    @Override
-    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.deregister(promise);
-    }
-
-    @Override
-    public void read(ChannelHandlerContext ctx) {
-        ctx.read();
     }
 }

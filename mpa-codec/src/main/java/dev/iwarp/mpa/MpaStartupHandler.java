@@ -2,10 +2,8 @@ package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
@@ -14,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -41,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * (codes 6, 7) send a Terminate when {@link MpaSettings#terminateFactory()} is set, then close. Each
  * failure completes {@link #startupFuture()} and fires the completion event with the cause.
  */
-public class MpaStartupHandler extends ByteToMessageDecoder implements ChannelOutboundHandler {
+public class MpaStartupHandler extends MpaDuplexDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(MpaStartupHandler.class);
 
     /** Name under which the framer is added when free. */
@@ -408,36 +405,5 @@ public class MpaStartupHandler extends ByteToMessageDecoder implements ChannelOu
             ((ChannelPromise) w[1]).tryFailure(cause);
         }
         pendingWrites = null;
-    }
-
-    @Override
-    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
-        ctx.bind(localAddress, promise);
-    }
-
-    @Override
-    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
-                        ChannelPromise promise) {
-        ctx.connect(remoteAddress, localAddress, promise);
-    }
-
-    @Override
-    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.disconnect(promise);
-    }
-
-    @Override
-    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.close(promise);
-    }
-
-    @Override
-    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.deregister(promise);
-    }
-
-    @Override
-    public void read(ChannelHandlerContext ctx) {
-        ctx.read();
     }
 }

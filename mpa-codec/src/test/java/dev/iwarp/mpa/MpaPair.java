@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.Wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -39,32 +40,13 @@ final class MpaPair {
         for (int round = 0; round < 1000; round++) {
             initiator.runPendingTasks();
             responder.runPendingTasks();
-            boolean moved = move(initiator, responder, initiatorToResponder);
-            moved |= move(responder, initiator, responderToInitiator);
+            boolean moved = Wire.move(initiator, responder, initiatorToResponder);
+            moved |= Wire.move(responder, initiator, responderToInitiator);
             if (!moved) {
                 return;
             }
         }
         throw new AssertionError("pair did not settle");
-    }
-
-    private static boolean move(EmbeddedChannel from, EmbeddedChannel to, ByteArrayOutputStream log) {
-        boolean moved = false;
-        for (;;) {
-            ByteBuf b = from.readOutbound();
-            if (b == null) {
-                return moved;
-            }
-            moved = true;
-            byte[] a = new byte[b.readableBytes()];
-            b.getBytes(b.readerIndex(), a);
-            log.writeBytes(a);
-            if (to.isOpen()) {
-                to.writeInbound(b);
-            } else {
-                b.release();
-            }
-        }
     }
 
     void finish() {

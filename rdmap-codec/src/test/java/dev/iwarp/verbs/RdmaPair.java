@@ -4,6 +4,7 @@ import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.testkit.Wire;
 import dev.iwarp.mpa.MpaStartupHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -40,28 +41,12 @@ final class RdmaPair {
         for (int round = 0; round < 100_000; round++) {
             initiator.ch.runPendingTasks();
             responder.ch.runPendingTasks();
-            boolean moved = move(initiator.ch, responder.ch) | move(responder.ch, initiator.ch);
+            boolean moved = Wire.move(initiator.ch, responder.ch, null) | Wire.move(responder.ch, initiator.ch, null);
             if (!moved) {
                 return;
             }
         }
         throw new AssertionError("pair did not settle");
-    }
-
-    private static boolean move(EmbeddedChannel from, EmbeddedChannel to) {
-        boolean moved = false;
-        for (;;) {
-            ByteBuf b = from.readOutbound();
-            if (b == null) {
-                return moved;
-            }
-            moved = true;
-            if (to.isOpen()) {
-                to.writeInbound(b);
-            } else {
-                b.release();
-            }
-        }
     }
 
     void close() {
