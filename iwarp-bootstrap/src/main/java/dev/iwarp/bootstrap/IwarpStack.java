@@ -48,10 +48,12 @@ public final class IwarpStack implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup group;
     private final RdmaDevice device = new RdmaDevice();
+    private final Consumer<Channel> channelHook;
 
-    private IwarpStack(Transport transport, int threads) {
+    private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook) {
         this.transport = transport;
         this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
+        this.channelHook = channelHook;
     }
 
     public static Builder builder() {
@@ -88,6 +90,7 @@ public final class IwarpStack implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channelHook.accept(ch);
                         IwarpPipeline.addFraming(ch.pipeline(), MpaRole.INITIATOR, options.mpa());
                         ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
                     }
@@ -100,11 +103,15 @@ public final class IwarpStack implements AutoCloseable {
             engine.queuePair().established().addListener(e -> {
                 if (e.isSuccess()) {
                     result.trySuccess(engine.queuePair());
-                } else if (first && e.cause() instanceof MpaRevisionRefusedException && options.mpa().rev1Fallback()) {
-                    LOG.info("{} refused MPA Rev 2; retrying with Rev 1", remote);
-                    attempt(remote, options.mpa(options.mpa().toBuilder().revision(1).build()), result, false);
                 } else {
-                    result.tryFailure(e.cause());
+                    // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us
+                    cf.channel().close();
+                    if (first && e.cause() instanceof MpaRevisionRefusedException && options.mpa().rev1Fallback()) {
+                        LOG.info("{} refused MPA Rev 2; retrying with Rev 1", remote);
+                        attempt(remote, options.mpa(options.mpa().toBuilder().revision(1).build()), result, false);
+                    } else {
+                        result.tryFailure(e.cause());
+                    }
                 }
             });
         });
@@ -122,6 +129,7 @@ public final class IwarpStack implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channelHook.accept(ch);
                         IwarpPipeline.addFraming(ch.pipeline(), MpaRole.RESPONDER, settings);
                         ch.pipeline().addLast("iwarp-accept", new ChannelInboundHandlerAdapter() {
                             @Override
@@ -147,6 +155,7 @@ public final class IwarpStack implements AutoCloseable {
     public static final class Builder {
         private Transport transport = Transport.auto();
         private int threads;
+        private Consumer<Channel> channelHook = ch -> { };
 
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport);
@@ -158,8 +167,17 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Called for every connection's channel before the iWARP handlers are added, e.g. to put a
+         * {@code PcapWriteHandler} or an {@code SslHandler} below MPA.
+         */
+        public Builder channelHook(Consumer<Channel> hook) {
+            this.channelHook = Objects.requireNonNull(hook);
+            return this;
+        }
+
         public IwarpStack build() {
-            return new IwarpStack(transport, threads);
+            return new IwarpStack(transport, threads, channelHook);
         }
     }
 }

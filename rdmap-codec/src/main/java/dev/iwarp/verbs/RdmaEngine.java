@@ -257,7 +257,10 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         submit(() -> {
             if (state == QpState.RTS || state == QpState.IDLE) {
                 state = QpState.CLOSING;
-                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                ctx.flush();
+                // an empty write straight to the transport completes after everything written before it;
+                // written from here it would pass the framer and become a zero-length FPDU
+                ctx.pipeline().firstContext().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
         });
         return closed;
@@ -272,6 +275,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         } else if (cause instanceof DdpException) {
             DdpException e = (DdpException) cause;
             terminate(TerminateCause.of(e.error()), null, null, e.getMessage());
+        } else if (cause instanceof java.io.IOException) {
+            // RFC 5044 §8 code 1: the TCP connection was reset or lost
+            LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
+            toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
+            ctx.close();
         } else {
             LOG.warn("{} closing after an unexpected error", ctx.channel(), cause);
             toError(WcStatus.FATAL_ERR, String.valueOf(cause));

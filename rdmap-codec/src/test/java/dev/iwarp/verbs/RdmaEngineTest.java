@@ -581,4 +581,26 @@ class RdmaEngineTest {
         assertEquals(QpState.ERROR, pair.initiator.qp.state());
         pair.close();
     }
+
+    @Test
+    void gracefulCloseSendsWhatWasPostedThenClosesWithoutAnotherFpdu() {
+        RdmaPair pair = new RdmaPair();
+        MemoryRegion recv = pair.responder.register(pair.responder.buffer(64, 0), Access.LOCAL_WRITE);
+        pair.responder.qp.postRecv(RecvRequest.of(1, recv.all()));
+        pair.responder.qp.postRecv(RecvRequest.of(2, recv.all()));
+        MemoryRegion src = pair.initiator.register(pair.initiator.buffer(64, 0x33), Access.LOCAL_WRITE);
+        pair.initiator.qp.postSend(SendRequest.send(1, src.all()));
+        int written = pair.initiator.written.size();
+        pair.initiator.qp.close();
+        pair.pump();
+        assertEquals(written, pair.initiator.written.size(), "no further segment for the close (RFC 5040 §6.2.1)");
+        assertFalse(pair.initiator.ch.isOpen());
+        assertFalse(pair.responder.ch.isOpen(), "the peer saw the close");
+        Completion r = next(pair.responder.recvCq);
+        assertTrue(r.isSuccess(), "the Send posted before the close was delivered");
+        assertEquals(64, r.byteLength());
+        assertEquals(WcStatus.WR_FLUSH_ERR, next(pair.responder.recvCq).status(), "the unused receive is flushed");
+        assertNull(pair.responder.sendCq.poll(), "no Terminate was needed");
+        pair.close();
+    }
 }

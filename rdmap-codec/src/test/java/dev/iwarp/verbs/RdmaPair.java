@@ -43,6 +43,11 @@ final class RdmaPair {
             responder.ch.runPendingTasks();
             boolean moved = Wire.move(initiator.ch, responder.ch, null) | Wire.move(responder.ch, initiator.ch, null);
             if (!moved) {
+                // a side that closed has sent its FIN: once its octets are delivered, the peer sees the close
+                if (initiator.ch.isOpen() != responder.ch.isOpen()) {
+                    (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();
+                    continue;
+                }
                 return;
             }
         }

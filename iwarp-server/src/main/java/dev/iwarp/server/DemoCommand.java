@@ -1,0 +1,39 @@
+package dev.iwarp.server;
+
+import dev.iwarp.bootstrap.IwarpStack;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
+final class DemoCommand implements Callable<Integer> {
+    static final int PINGS = 10;
+    static final int SIZE = 64;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
+        try (RpingServer server = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+             IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
+            out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
+                    server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+            boolean ok = PingCommand.run(clientStack, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
+            RpingSession s = server.lastSession();
+            s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery
+            out.printf("server: %d RDMA Reads (%d octets), %d RDMA Writes (%d octets), %d Sends%n",
+                    s.reads(), s.bytesRead(), s.writes(), s.bytesWritten(), s.sends());
+            boolean counts = s.reads() == PINGS && s.writes() == PINGS && s.sends() == 2L * PINGS;
+            out.println(ok && counts ? "demo: OK" : "demo: FAILED");
+            return ok && counts ? 0 : 1;
+        }
+    }
+}

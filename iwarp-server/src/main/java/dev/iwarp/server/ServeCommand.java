@@ -1,0 +1,98 @@
+package dev.iwarp.server;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import dev.iwarp.bootstrap.IwarpStack;
+import picocli.CommandLine.Option;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code serve}: the rping echo/target server until SIGTERM/SIGINT. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Listen as MPA Responder and serve every connection as an rping echo/target session.")
+final class ServeCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Option(names = "--address", description = "Address to bind (default: ${DEFAULT-VALUE}).")
+    String address = "0.0.0.0";
+
+    @Option(names = "--port", description = "TCP port (default: ${DEFAULT-VALUE}).")
+    int port = ServerConfig.DEFAULT_PORT;
+
+    @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides.")
+    boolean crc;
+
+    @Option(names = "--markers", description = "Ask clients for MPA markers (siw refuses them).")
+    boolean markers;
+
+    @Option(names = "--mpa-rev", description = "Highest MPA revision accepted, 1 or 2 (default: ${DEFAULT-VALUE}).")
+    int mpaRev = 2;
+
+    @Option(names = "--ird", description = "IRD offered (default: ${DEFAULT-VALUE}).")
+    int ird = 16;
+
+    @Option(names = "--ord", description = "ORD offered (default: ${DEFAULT-VALUE}).")
+    int ord = 16;
+
+    @Option(names = "--p2p", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Accept RFC 6581 peer-to-peer (default: on; --no-p2p refuses it).")
+    boolean p2p;
+
+    @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: ${DEFAULT-VALUE}).")
+    int maxConnections = 1024;
+
+    @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup timeout in ms (default: ${DEFAULT-VALUE}).")
+    long startupTimeoutMs = 10_000;
+
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions idle this long; 0 = never (default: ${DEFAULT-VALUE}).")
+    long idleTimeoutSec;
+
+    @Option(names = "--target-size", paramLabel = "OCTETS",
+            description = "Shared target region advertised in the MPA Reply Private Data; 0 = none (default: ${DEFAULT-VALUE}).")
+    int targetSize = 1 << 20;
+
+    @Option(names = "--pcap", paramLabel = "FILE",
+            description = "Write every connection's TCP traffic to this pcap file (Netty's PcapWriteHandler).")
+    java.nio.file.Path pcap;
+
+    @Option(names = "--trace", description = "Log every FPDU sent and received (MPA framer at TRACE).")
+    boolean trace;
+
+    @Override
+    public Integer call() throws Exception {
+        if (mpaRev != 1 && mpaRev != 2) {
+            throw new IllegalArgumentException("--mpa-rev must be 1 or 2: " + mpaRev);
+        }
+        if (targetSize < 0 || maxConnections < 0 || startupTimeoutMs <= 0 || idleTimeoutSec < 0) {
+            throw new IllegalArgumentException("--target-size, --max-connections and --idle-timeout must be >= 0, "
+                    + "--startup-timeout > 0");
+        }
+        ServerConfig config = new ServerConfig(address, port, crc, markers, mpaRev, ird, ord, p2p, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize);
+        if (trace) {
+            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(dev.iwarp.mpa.MpaFramer.class))
+                    .setLevel(ch.qos.logback.classic.Level.TRACE);
+        }
+        PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
+        IwarpStack.Builder stack = IwarpStack.builder();
+        if (capture != null) {
+            stack.channelHook(capture::install);
+            LOG.info("capturing to {}", pcap);
+        }
+        RpingServer server = RpingServer.start(config, stack.build(), true);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down: closing {} session(s)", server.sessions().size());
+            server.close();
+            if (capture != null) {
+                capture.close();
+            }
+            LOG.info("stopped after {} connection(s), {} refused", server.accepted(), server.refused());
+            stopped.countDown();
+        }, "iwarp-server-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

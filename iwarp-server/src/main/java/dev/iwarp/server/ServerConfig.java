@@ -1,0 +1,53 @@
+package dev.iwarp.server;
+
+import dev.iwarp.mpa.MpaSettings;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What {@code serve} listens on and negotiates. Immutable.
+ *
+ * @param address          local address to bind
+ * @param port             TCP port (0: ephemeral)
+ * @param crc              force CRC (Reply C=1); otherwise the Reply echoes the Request's C bit (siw-interop.md §2.2)
+ * @param markers          ask the peer for markers (siw refuses: siw-interop.md §2.4)
+ * @param mpaRevision      highest MPA revision accepted (1 or 2)
+ * @param ird              IRD offered
+ * @param ord              ORD offered
+ * @param peerToPeer       accept RFC 6581 peer-to-peer
+ * @param maxConnections   connections served at once; more are rejected (MPA Reply R=1)
+ * @param startupTimeoutMs MPA startup timeout
+ * @param idleTimeoutSec   close connections idle this long (0: never)
+ * @param targetSize       octets of the shared target region advertised in the Reply Private Data (0: none)
+ */
+public record ServerConfig(String address, int port, boolean crc, boolean markers, int mpaRevision, int ird, int ord,
+                           boolean peerToPeer, int maxConnections, long startupTimeoutMs, long idleTimeoutSec,
+                           int targetSize) {
+    public static final int DEFAULT_PORT = 7174;
+
+    /** The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target. */
+    public static ServerConfig defaults() {
+        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000, 0, 1 << 20);
+    }
+
+    public ServerConfig withAddress(String address, int port) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize);
+    }
+
+    public ServerConfig withLimits(int maxConnections, long startupTimeoutMs, long idleTimeoutSec) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize);
+    }
+
+    public ServerConfig withTargetSize(int targetSize) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize);
+    }
+
+    /** The MPA Responder settings these options mean. */
+    public MpaSettings mpaSettings() {
+        return MpaSettings.builder().revision(mpaRevision).crc(crc).markers(markers).ird(ird).ord(ord)
+                .acceptPeerToPeer(peerToPeer).startupTimeout(startupTimeoutMs, TimeUnit.MILLISECONDS).build();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.iwarp.server;
+
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.testkit.TcpConnection;
+import dev.iwarp.testkit.TcpStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code serve --pcap FILE}: the capture holds every connection's TCP octets, MPA frames first. */
+class ServePcapTest {
+
+    @Test
+    void pcapHoldsBothDirectionsOfEveryConnection(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("serve.pcap");
+        PcapFile capture = PcapFile.create(file);
+        RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
+                IwarpStack.builder().threads(1).channelHook(capture::install).build(), true);
+        try (IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
+            for (int c = 0; c < 2; c++) {
+                try (RpingClient client = RpingClient.connect(clientStack, server.localAddress(),
+                        RpingClient.rpingSettings(false), 64, 10_000)) {
+                    for (int n = 0; n < 3; n++) {
+                        client.ping(n);
+                    }
+                }
+            }
+        } finally {
+            server.close();
+            capture.close();
+        }
+        List<TcpConnection> conns = TcpStreams.of(file);
+        assertEquals(2, conns.size(), "one TCP connection per client");
+        byte[] reqKey = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
+        byte[] repKey = "MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII);
+        for (TcpConnection conn : conns) {
+            byte[] c2s = conn.clientToServer().bytes();
+            byte[] s2c = conn.serverToClient().bytes();
+            assertArrayEquals(reqKey, Arrays.copyOf(c2s, 16));
+            assertArrayEquals(repKey, Arrays.copyOf(s2c, 16));
+            // after the Request (20 + 4 octets, Rev 2 IRD/ORD), 6 Sends of 16 octets (40-octet FPDUs)
+            // and 3 Read Responses of 64 octets (84-octet FPDUs) from the client
+            assertEquals(24 + 6 * 40 + 3 * 84, c2s.length);
+            assertTrue(s2c.length > 24, "the server's FPDUs follow its Reply");
+        }
+    }
+}

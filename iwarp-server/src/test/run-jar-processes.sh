@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# serve, ping and bench as separate processes on loopback, then SIGTERM: for CI after `mvn package`.
+# Usage: iwarp-server/src/test/run-jar-processes.sh [path/to/iwarp-server.jar] [port]
+set -euo pipefail
+jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
+port="${2:-17174}"
+[ -f "$jar" ] || { echo "run-jar-processes: no jar at $jar (run mvn package first)" >&2; exit 2; }
+log="$(mktemp)"
+java -jar "$jar" serve --address 127.0.0.1 --port "$port" 2>"$log" &
+serve=$!
+trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do
+    grep -q "listening on" "$log" && break
+    kill -0 $serve 2>/dev/null || { cat "$log"; echo "run-jar-processes: serve died" >&2; exit 1; }
+    sleep 0.2
+done
+grep -q "listening on" "$log" || { cat "$log"; echo "run-jar-processes: serve did not start" >&2; exit 1; }
+
+out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" -C 5 -S 1000 -v)" || { echo "$out"; cat "$log"; exit 1; }
+echo "$out" | tail -1
+grep -q '^5/5 pings of 1000 octets verified' <<<"$out" || { cat "$log"; echo "run-jar-processes: ping failed" >&2; exit 1; }
+out="$(timeout 60 java -jar "$jar" bench "127.0.0.1:$port" --op write --size 65536 --iterations 500)" \
+    || { echo "$out"; cat "$log"; exit 1; }
+echo "$out"
+grep -q 'iterations 500,' <<<"$out" || { cat "$log"; echo "run-jar-processes: bench failed" >&2; exit 1; }
+
+kill -TERM $serve
+wait $serve || true
+cat "$log"
+grep -q "stopped after 2 connection(s), 0 refused" "$log" || { echo "run-jar-processes: no clean shutdown" >&2; exit 1; }
+echo "run-jar-processes: OK"
