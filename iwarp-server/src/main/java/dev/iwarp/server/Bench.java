@@ -18,6 +18,8 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +34,22 @@ final class Bench {
     /** What a run measured; latencies in nanoseconds from posting to completion (send: round trip). */
     record Result(Op op, int size, int depth, long iterations, long bytes, long nanos, Histogram latency,
                   MpaParameters mpa) {
+        /** Several connections' results as one: summed work over the longest run, latencies merged. */
+        static Result merge(List<Result> results) {
+            Result first = results.get(0);
+            Histogram all = new Histogram(3);
+            long iterations = 0;
+            long bytes = 0;
+            long nanos = 0;
+            for (Result r : results) {
+                all.add(r.latency());
+                iterations += r.iterations();
+                bytes += r.bytes();
+                nanos = Math.max(nanos, r.nanos());
+            }
+            return new Result(first.op(), first.size(), first.depth(), iterations, bytes, nanos, all, first.mpa());
+        }
+
         double gbitPerSecond() {
             return bytes * 8.0 / nanos;
         }
@@ -50,6 +68,12 @@ final class Bench {
      */
     static Result run(IwarpStack stack, InetSocketAddress server, Op op, int size, long iterations, long durationNanos,
                       int depth, boolean crc, long timeoutMs) throws IOException {
+        return run(stack, server, op, size, iterations, durationNanos, depth, crc, timeoutMs, new AtomicLong());
+    }
+
+    /** As above; adds the octets of every completed operation to {@code progress} as it goes. */
+    static Result run(IwarpStack stack, InetSocketAddress server, Op op, int size, long iterations, long durationNanos,
+                      int depth, boolean crc, long timeoutMs, AtomicLong progress) throws IOException {
         if (op == Op.send && size == Advertisement.LENGTH) {
             throw new IllegalArgumentException("a 16-octet Send is an rping advertisement to serve; use another size");
         }
@@ -85,7 +109,7 @@ final class Bench {
                 }
             }
             return loop(qp, opts.sendCq(), opts.recvCq(), op, local, recv, target, size, iterations, durationNanos,
-                    outstanding, timeoutMs);
+                    outstanding, timeoutMs, progress);
         } catch (ExecutionException e) {
             throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException | InterruptedException e) {
@@ -103,7 +127,7 @@ final class Bench {
 
     private static Result loop(QueuePair qp, CompletionQueue sendCq, CompletionQueue recvCq, Op op, MemoryRegion local,
                                MemoryRegion recv, Advertisement target, int size, long iterations, long durationNanos,
-                               int depth, long timeoutMs) throws IOException, InterruptedException {
+                               int depth, long timeoutMs, AtomicLong progress) throws IOException, InterruptedException {
         Histogram latency = new Histogram(3);
         long[] postedAt = new long[depth]; // completions arrive in posting order (RFC 5040 §5.5)
         long posted = 0;
@@ -131,6 +155,7 @@ final class Bench {
             }
             latency.recordValue(System.nanoTime() - postedAt[(int) (completed % depth)]);
             completed++;
+            progress.addAndGet(size);
         }
         long nanos = Math.max(1, System.nanoTime() - start);
         return new Result(op, size, depth, completed, completed * size, nanos, latency, qp.mpaParameters());

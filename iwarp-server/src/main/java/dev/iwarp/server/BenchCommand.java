@@ -8,7 +8,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -41,25 +48,62 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
     boolean crc;
 
+    @Option(names = "--connections", description = "Connections run at once, each with --iterations (default: ${DEFAULT-VALUE}).")
+    int connections = 1;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            Bench.Result r = Bench.run(stack, PingCommand.parse(target), op, size, iterations,
-                    (long) (durationSec * 1e9), depth, crc, 10_000);
-            print(r, out);
+        if (connections < 1) {
+            spec.commandLine().getErr().println("bench: --connections must be >= 1");
+            return 2;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(connections);
+        try (IwarpStack stack = IwarpStack.builder().threads(Math.min(connections, 2)).build()) {
+            InetSocketAddress server = PingCommand.parse(target);
+            AtomicLong progress = new AtomicLong();
+            // a live progress line only on a terminal
+            Meter meter = new Meter(progress, System.console() != null ? out : null);
+            List<Future<Bench.Result>> runs = new ArrayList<>();
+            for (int c = 0; c < connections; c++) {
+                runs.add(pool.submit(() -> Bench.run(stack, server, op, size, iterations, (long) (durationSec * 1e9),
+                        depth, crc, 10_000, progress)));
+            }
+            List<Bench.Result> results = new ArrayList<>();
+            try {
+                for (Future<Bench.Result> f : runs) {
+                    results.add(f.get());
+                }
+            } finally {
+                meter.stop();
+            }
+            print(Bench.Result.merge(results), connections, meter.peakGbitPerSecond(), out);
             return 0;
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (ExecutionException e) {
+            spec.commandLine().getErr().println("bench: " + e.getCause().getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("bench: " + e.getMessage());
             return 1;
+        } finally {
+            pool.shutdownNow();
         }
     }
 
     static void print(Bench.Result r, PrintWriter out) {
-        out.printf("bench %s: %d octets x %d, depth %d, MPA Rev %d CRC %s%n", r.op(), r.size(), r.iterations(),
-                r.depth(), r.mpa().revision(), r.mpa().crc() ? "on" : "off");
+        print(r, 1, Double.NaN, out);
+    }
+
+    static void print(Bench.Result r, int connections, double peakGbit, PrintWriter out) {
+        out.printf("bench %s: %d octets x %d, depth %d, %d connection(s), MPA Rev %d CRC %s%n", r.op(), r.size(),
+                r.iterations(), r.depth(), connections, r.mpa().revision(), r.mpa().crc() ? "on" : "off");
         out.printf("  bytes %d, iterations %d, %.3f s%n", r.bytes(), r.iterations(), r.nanos() / 1e9);
-        out.printf("  %.3f Gbit/s, %.0f messages/s%n", r.gbitPerSecond(), r.messagesPerSecond());
+        out.printf("  %.3f Gbit/s average%s, %.0f messages/s%n", r.gbitPerSecond(),
+                Double.isNaN(peakGbit) ? "" : String.format(", %.3f Gbit/s peak (250 ms)", peakGbit),
+                r.messagesPerSecond());
         Histogram h = r.latency();
         out.printf("  latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n", us(h.getValueAtPercentile(50)),
                 us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)),

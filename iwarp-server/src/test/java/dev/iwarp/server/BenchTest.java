@@ -78,4 +78,20 @@ class BenchTest {
                 () -> Bench.run(clientStack, server.localAddress(), Bench.Op.write, 8193, 1, 0, 1, false, 10_000));
         assertTrue(e.getMessage().contains("exceeds the server's target region"), e.getMessage());
     }
+
+    @Test
+    void severalConnectionsAreSummedAndTheirLatenciesMerged() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"bench", "127.0.0.1:" + server.localAddress().getPort(), "--op", "write",
+                "--size", "2048", "--iterations", "60", "--depth", "4", "--connections", "3"},
+                new PrintWriter(out, true), new PrintWriter(err, true));
+        assertEquals(0, code, err::toString);
+        String text = out.toString();
+        assertTrue(text.contains("2048 octets x 180, depth 4, 3 connection(s)"), text);
+        assertTrue(text.contains("bytes 368640, iterations 180,"), text);
+        assertTrue(text.contains("Gbit/s average, "), text);
+        assertTrue(text.contains("Gbit/s peak (250 ms)"), text);
+        assertEquals(3L, server.accepted(), "one server session per connection");
+    }
 }
