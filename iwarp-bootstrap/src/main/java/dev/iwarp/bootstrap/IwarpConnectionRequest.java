@@ -38,9 +38,18 @@ public final class IwarpConnectionRequest {
      * Send can arrive) and sends the MPA Reply.
      */
     public QueuePair accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, byte[] replyPrivateData) {
+        return accept(pd, sendCq, recvCq, replyPrivateData, -1, -1);
+    }
+
+    /**
+     * As {@link #accept(ProtectionDomain, CompletionQueue, CompletionQueue, byte[])} with this
+     * connection's IRD and ORD for the RFC 6581 negotiation (-1: the listener's settings).
+     */
+    public QueuePair accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, byte[] replyPrivateData,
+                            int ird, int ord) {
         RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
         mpa.channel().pipeline().addAfter(IwarpPipeline.DDP, IwarpPipeline.RDMAP, engine);
-        mpa.accept(replyPrivateData);
+        mpa.accept(replyPrivateData, ird, ord);
         return engine.queuePair();
     }
 

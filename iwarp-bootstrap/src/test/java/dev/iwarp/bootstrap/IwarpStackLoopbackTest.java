@@ -270,4 +270,22 @@ class IwarpStackLoopbackTest {
         assertArrayEquals(expected, got, "Read back the Write, with the atomic's increment");
         listener.close().sync();
     }
+
+    @Test
+    void acceptWithThisConnectionsIrdAndOrd() throws Exception {
+        IwarpStack server = stack(Transport.NIO);
+        ProtectionDomain spd = server.allocPd();
+        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.defaults(),
+                req -> req.accept(spd, new CompletionQueue(), new CompletionQueue(), new byte[0], 2, 3));
+        IwarpStack client = stack(Transport.NIO);
+        QueuePair qp = client.connect(listener.localAddress(),
+                ConnectOptions.of(client.allocPd()).mpa(MpaSettings.builder().ird(8).ord(8).build()))
+                .get(10, TimeUnit.SECONDS);
+        // RFC 6581 §3: our ORD is lowered to the Responder's IRD 2; the Responder's ORD 3 fits our IRD 8
+        assertEquals(2, qp.mpaParameters().ord());
+        assertEquals(8, qp.mpaParameters().ird());
+        assertEquals(2, qp.mpaParameters().peerIrd());
+        assertEquals(3, qp.mpaParameters().peerOrd());
+        listener.close().sync();
+    }
 }
