@@ -6,12 +6,13 @@ import picocli.CommandLine.Command;
 import java.io.PrintWriter;
 
 /**
- * {@code java -jar iwarp-server.jar [serve|ping|demo] ...}; without a subcommand it runs {@code serve}
+ * {@code java -jar iwarp-server.jar [serve|ping|demo|bench|probe|sendrecv] ...}; without a subcommand it runs {@code serve}
  * on its defaults.
  */
 @Command(name = "iwarp-server", mixinStandardHelpOptions = true, version = "iwarp-server 0.1.0",
         description = "iWARP (MPA/DDP/RDMAP) echo/target server and rping-compatible tools in pure Java.",
-        subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class})
+        subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class,
+                ProbeCommand.class, SendRecvCommand.class})
 public final class Main {
 
     public static void main(String[] args) {

@@ -2,7 +2,9 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.mpa.MpaSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -34,8 +36,8 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "-v", description = "Verify each ping's data and print it (rping's \"ping data: ...\").")
     boolean verify;
 
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
-    boolean crc;
+    @Mixin
+    ClientMpaOptions mpa = new ClientMpaOptions();
 
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
@@ -44,7 +46,7 @@ final class PingCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, parse(target), count, size, verify, crc, timeoutMs, out) ? 0 : 1;
+            return run(stack, parse(target), count, size, verify, mpa.settings(1, 1), timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
             return 2;
@@ -71,12 +73,16 @@ final class PingCommand implements Callable<Integer> {
     /** Connects, runs {@code count} pings, prints one line per ping (when verifying) and a summary. */
     static boolean run(IwarpStack stack, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
                        long timeoutMs, PrintWriter out) {
+        return run(stack, server, count, size, verify, RpingClient.rpingSettings(crc), timeoutMs, out);
+    }
+
+    /** As above with the MPA Initiator settings given ({@link RpingClient#rpingSettings} is rping's). */
+    static boolean run(IwarpStack stack, InetSocketAddress server, int count, int size, boolean verify,
+                       MpaSettings settings, long timeoutMs, PrintWriter out) {
         long t0 = System.nanoTime();
         int ok = 0;
-        try (RpingClient client = RpingClient.connect(stack, server, RpingClient.rpingSettings(crc), size, timeoutMs)) {
-            MpaParameters p = client.mpaParameters();
-            out.printf("connected to %s: MPA Rev %d, CRC %s, IRD %d ORD %d, MULPDU %d%n", server, p.revision(),
-                    p.crc() ? "on" : "off", p.ird(), p.ord(), p.mulpdu());
+        try (RpingClient client = RpingClient.connect(stack, server, settings, size, timeoutMs)) {
+            out.println("connected to " + server + ": " + describe(client.mpaParameters()));
             for (int n = 0; n < count; n++) {
                 byte[] got = client.ping(n);
                 if (verify) {
@@ -96,6 +102,15 @@ final class PingCommand implements Callable<Integer> {
         out.printf("%d/%d pings of %d octets %s with %s in %.1f ms%n", ok, count, size,
                 verify ? "verified" : "completed", server, ms);
         return ok == count;
+    }
+
+    /** One line for the negotiated MPA outcome, as {@code ping}, {@code probe} and {@code sendrecv} print it. */
+    static String describe(MpaParameters p) {
+        String markers = p.markersTx() && p.markersRx() ? "on" : p.markersTx() ? "sent only"
+                : p.markersRx() ? "received only" : "off";
+        return String.format("MPA Rev %d, CRC %s, markers %s, IRD %d ORD %d, MULPDU %d%s", p.revision(),
+                p.crc() ? "on" : "off", markers, p.ird(), p.ord(), p.mulpdu(),
+                p.rtrType() == null ? "" : ", peer-to-peer RTR " + p.rtrType());
     }
 
     /** The C string in {@code b} (up to the first NUL), like rping's printf("%s"). */

@@ -274,6 +274,14 @@ public final class TerminateMessage {
         return parse(raw, receivedLength, true);
     }
 
+    /**
+     * This Terminate as its sender most likely meant it: {@link #asSiwOrder()} when
+     * {@link #siwByteOrderSuspected()}, else itself (RFC 5040 §4.8 order).
+     */
+    public TerminateMessage interpreted() {
+        return siwByteOrderSuspected() ? asSiwOrder() : this;
+    }
+
     /** Octets {@link #encode} writes. */
     public int encodedLength() {
         return CONTROL_LENGTH + (m || d ? SEGMENT_LENGTH_FIELD : 0)

@@ -1,6 +1,7 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
@@ -55,6 +56,15 @@ public final class QueuePair {
     /** Completes when the stream reaches RTS; fails if startup fails or the peer rejects. */
     public Future<QueuePair> established() {
         return engine.established();
+    }
+
+    /**
+     * The Terminate the peer sent (RFC 5040 §5.4), or null if none arrived. Use
+     * {@link TerminateMessage#interpreted()} for its cause as the peer meant it (Linux siw lays the
+     * control word out in a non-RFC bit order).
+     */
+    public TerminateMessage peerTerminate() {
+        return engine.peerTerminate();
     }
 
     /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */

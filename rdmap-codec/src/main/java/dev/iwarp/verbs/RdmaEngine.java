@@ -77,6 +77,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private volatile ChannelHandlerContext ctx;
     private volatile QpState state = QpState.IDLE;
     private volatile MpaParameters mpa;
+    /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
+    private volatile TerminateMessage peerTerminate;
     private Promise<QueuePair> established;
     private Promise<Void> closed;
 
@@ -139,6 +141,10 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     Channel channel() {
         ChannelHandlerContext c = ctx;
         return c == null ? null : c.channel();
+    }
+
+    TerminateMessage peerTerminate() {
+        return peerTerminate;
     }
 
     MpaParameters mpaParameters() {
@@ -807,6 +813,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
+        peerTerminate = t;
         LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
         // RFC 5040 §5.4: stop, surface the error, do not answer, close
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());

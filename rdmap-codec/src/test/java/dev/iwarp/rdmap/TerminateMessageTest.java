@@ -133,11 +133,13 @@ class TerminateMessageTest {
         TerminateMessage back = TerminateMessage.decode(Unpooled.wrappedBuffer(payload(rfc)));
         assertEquals(rfc, back);
         assertFalse(back.siwByteOrderSuspected(), back::describe);
+        assertSame(back, back.interpreted());
         // siw's octets: suspected, and the siw reading is the same message
         TerminateMessage siw = TerminateMessage.decode(Unpooled.wrappedBuffer(Hex.parse(siwHex)));
         assertTrue(siw.siwByteOrderSuspected(), siw::describe);
         assertEquals(Integer.parseUnsignedInt(siwHex.replace(" ", "").substring(0, 8), 16), siw.rawControl());
         assertEquals(rfc, siw.asSiwOrder());
+        assertEquals(rfc, siw.interpreted());
     }
 
     @Test

@@ -508,6 +508,8 @@ class RdmaEngineTest {
         pair.pump();
         assertEquals(QpState.ERROR, a.qp.state());
         assertFalse(a.ch.isOpen());
+        assertEquals(tm, a.qp.peerTerminate(), "the peer's Terminate is kept for the application");
+        assertNull(pair.responder.qp.peerTerminate());
         Completion read = next(a.sendCq);
         assertEquals(6, read.wrId());
         assertEquals(WcStatus.REM_OP_ERR, read.status());

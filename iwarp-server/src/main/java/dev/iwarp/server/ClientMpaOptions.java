@@ -1,0 +1,50 @@
+package dev.iwarp.server;
+
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.mpa.RtrType;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/**
+ * The MPA Initiator options shared by the client subcommands ({@code ping}, {@code probe},
+ * {@code sendrecv}). Defaults are what rping sends through siw: Rev 2, IRD 1, ORD 1, no CRC, no
+ * markers, no peer-to-peer (siw-interop.md §7.1).
+ */
+final class ClientMpaOptions {
+    @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
+    boolean crc;
+
+    @Option(names = "--markers", description = "Ask for MPA markers (M=1); siw rejects them (siw-interop.md §2.4).")
+    boolean markers;
+
+    @Option(names = "--mpa-rev", paramLabel = "REV", description = "MPA revision of the Request, 1 or 2 (default: ${DEFAULT-VALUE}).")
+    int revision = 2;
+
+    @Option(names = "--p2p", paramLabel = "RTR", split = ",", arity = "0..1", fallbackValue = "write,read",
+            description = "Ask for RFC 6581 peer-to-peer, offering these RTR types (write, read, send; "
+                    + "default when given without a value: write,read, as siw offers).")
+    List<String> p2p;
+
+    MpaSettings settings(int ird, int ord) {
+        if (revision != 1 && revision != 2) {
+            throw new IllegalArgumentException("--mpa-rev must be 1 or 2: " + revision);
+        }
+        MpaSettings.Builder b = MpaSettings.builder().revision(revision).crc(crc).markers(markers).ird(ird).ord(ord);
+        if (p2p != null) {
+            if (revision != 2) {
+                throw new IllegalArgumentException("--p2p needs MPA Rev 2 (RFC 6581)");
+            }
+            b.peerToPeer(true).rtrTypes(p2p.stream().map(ClientMpaOptions::rtrType).toArray(RtrType[]::new));
+        }
+        return b.build();
+    }
+
+    private static RtrType rtrType(String s) {
+        try {
+            return RtrType.valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--p2p RTR type must be write, read or send: " + s);
+        }
+    }
+}
