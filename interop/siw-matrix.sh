@@ -186,8 +186,9 @@ run rping-c-after rping -c -a 10.0.2.2 -p $P_SERVE -C 3 -v -V"
       all 'rc probe-markers 3' 'has probe-markers.out "peer rejected the connection \(Reply R=1\)"'
     row stock probe-write "Write to bad STag -> siw Terminate 1/1/0x00 (siw bit order), decoded" \
       all 'rc probe-write 0' 'has probe-write.out "result: AS-RFC: Terminate 1/1/0x00 \(control word in siw.s bit order\)"'
-    row stock probe-read "Read of bad STag -> siw Terminate 0/1/0x00 M D R, decoded" \
-      all 'rc probe-read 0' 'has probe-read.out "result: AS-RFC: Terminate 0/1/0x00"' 'has probe-read.out " M D R "'
+    row stock probe-read "Read of bad STag -> siw Terminate 0/1/0x00 M D R, decoded (MSN field = Read size)" \
+      all 'rc probe-read 0' 'has probe-read.out "result: AS-RFC: Terminate 0/1/0x00"' \
+          'has probe-read.out " M D R DDP segment length 0 DDP header 414100000000000000010000001000000000 "'
     row stock probe-send "Send 64 > rping's 16-octet receive -> siw 1/2/0x02 (RFC: 0x05)" \
       all 'rc probe-send 3' 'has probe-send.out "result: OTHER: Terminate 1/2/0x02"'
     row stock ping-after "our ping after the hostile probes: siw rping -s still serves" \

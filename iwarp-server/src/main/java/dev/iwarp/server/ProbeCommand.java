@@ -51,10 +51,10 @@ final class ProbeCommand implements Callable<Integer> {
     enum Case {
         /** RFC 5041 §7.2 (DDP tagged buffer error, Invalid STag): 1/1/0x00. */
         WRITE_INVALID_STAG("write-invalid-stag", new TerminateCause(1, 1, 0x00),
-                "RDMA Write of 16 octets to unadvertised STag 0x00dead00"),
+                "RDMA Write to unadvertised STag 0x00dead00"),
         /** RFC 5040 §7.2 (RDMAP remote protection error, Invalid STag): 0/1/0x00. */
         READ_INVALID_STAG("read-invalid-stag", new TerminateCause(0, 1, 0x00),
-                "RDMA Read Request of 16 octets from unadvertised STag 0x00dead00"),
+                "RDMA Read Request from unadvertised STag 0x00dead00"),
         /** RFC 5041 §7.2 (DDP untagged buffer error, message too long for the buffer): 1/2/0x05. */
         SEND_TOO_LONG("send-too-long", new TerminateCause(1, 2, 0x05),
                 "Send longer than any receive the peer posted (--size)"),
@@ -97,9 +97,9 @@ final class ProbeCommand implements Callable<Integer> {
             description = "write-invalid-stag, read-invalid-stag, send-too-long or markers.")
     Case probeCase;
 
-    @Option(names = "--size", paramLabel = "OCTETS",
-            description = "Length of the send-too-long Send (default: ${DEFAULT-VALUE}, one more than serve's receives).")
-    int size = RpingSession.BUFFER_SIZE + 1;
+    @Option(names = "--size", paramLabel = "OCTETS", description = "Octets of the Write, Read or Send (default: 16; "
+            + "send-too-long: " + (RpingSession.BUFFER_SIZE + 1) + ", one more than serve's receives).")
+    Integer size;
 
     @Option(names = "--timeout", paramLabel = "MS", description = "How long to wait for the peer (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
@@ -116,14 +116,15 @@ final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (size < 1) {
-            throw new IllegalArgumentException("--size must be >= 1: " + size);
+        int octets = size != null ? size : probeCase == Case.SEND_TOO_LONG ? RpingSession.BUFFER_SIZE + 1 : 16;
+        if (octets < 1) {
+            throw new IllegalArgumentException("--size must be >= 1: " + octets);
         }
         if (probeCase == Case.MARKERS) {
             mpa.markers = true;
         }
         try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, PingCommand.parse(target), probeCase, mpa, size, timeoutMs,
+            return run(stack, PingCommand.parse(target), probeCase, mpa, octets, timeoutMs,
                     spec.commandLine().getOut());
         }
     }
@@ -131,7 +132,7 @@ final class ProbeCommand implements Callable<Integer> {
     /** Runs one case and prints what happened; returns the exit code. */
     static int run(IwarpStack stack, InetSocketAddress peer, Case c, ClientMpaOptions mpa, int size, long timeoutMs,
                    PrintWriter out) {
-        out.printf("probe %s against %s: %s%n", c, peer, c.what);
+        out.printf("probe %s against %s: %s (%d octets)%n", c, peer, c.what, size);
         ProtectionDomain pd = stack.allocPd();
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 16));
         memory.writeZero(memory.capacity());
@@ -161,10 +162,10 @@ final class ProbeCommand implements Callable<Integer> {
             }
             switch (c) {
                 case WRITE_INVALID_STAG:
-                    qp.postSend(SendRequest.rdmaWrite(2, mr.slice(0, 16), UNADVERTISED_STAG, 0));
+                    qp.postSend(SendRequest.rdmaWrite(2, mr.slice(0, size), UNADVERTISED_STAG, 0));
                     break;
                 case READ_INVALID_STAG:
-                    qp.postSend(SendRequest.rdmaRead(2, mr.slice(0, 16), UNADVERTISED_STAG, 0));
+                    qp.postSend(SendRequest.rdmaRead(2, mr.slice(0, size), UNADVERTISED_STAG, 0));
                     break;
                 case SEND_TOO_LONG:
                     qp.postSend(SendRequest.send(2, mr.slice(0, size)));

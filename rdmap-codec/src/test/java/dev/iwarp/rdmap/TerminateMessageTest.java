@@ -142,6 +142,38 @@ class TerminateMessageTest {
         assertEquals(rfc, siw.interpreted());
     }
 
+    /**
+     * Terminates Linux siw 6.1 sent to {@code iwarp-server probe} in the interop matrix
+     * ({@code interop/siw-matrix.sh}, stock profile): siw's bit order, the payload length as "DDP
+     * Segment Length", and in the Read case the Read size (16) where the MSN (1) belongs.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "write-invalid-stag, '11 00 03 00 0010 c140 00dead00 0000000000000000', 1, 1, 0, true, true, false, 16",
+            "send-too-long, '21 02 03 00 0040 4143 00000000 00000000 00000001 00000000', 1, 2, 2, true, true, false, 64",
+            "read-invalid-stag, '10 00 07 00 0000 4141 00000000 00000001 00000010 00000000"
+                    + " 00b0d3de 0000d9a396600000 00000010 00dead00 0000000000000000', 0, 1, 0, true, true, true, 0"})
+    void terminatesSiwSentInTheInteropMatrix(String probeCase, String hex, int layer, int etype, int code, boolean m,
+                                             boolean d, boolean r, int segmentLength) {
+        TerminateMessage raw = TerminateMessage.decode(Unpooled.wrappedBuffer(Hex.parse(hex)));
+        assertTrue(raw.siwByteOrderSuspected(), raw::describe);
+        TerminateMessage t = raw.interpreted();
+        assertEquals(new TerminateCause(layer, etype, code), t.cause(), t::describe);
+        assertEquals(m, t.m());
+        assertEquals(d, t.d());
+        assertEquals(r, t.r());
+        assertEquals(segmentLength, t.ddpSegmentLength());
+        assertArrayEquals(Arrays.copyOfRange(Hex.parse(hex), 6, 6 + t.terminatedDdpHeader().length),
+                t.terminatedDdpHeader());
+        if (r) {
+            ReadRequestHeader h = t.terminatedRdmaHeader();
+            assertEquals(0x00dead00, h.sourceStag());
+            assertEquals(16, h.size());
+            // siw's quirk: the echoed DDP header's MSN field holds the Read size, not MSN 1
+            assertArrayEquals(Hex.parse("00000010"), Arrays.copyOfRange(t.terminatedDdpHeader(), 10, 14));
+        }
+    }
+
     @Test
     void siwSetsRWithoutAnRdmaHeaderAfterSendWithInvalidate() {
         // rdmap.md §7.1: 0/1/0x09 with M D R but no Read Request header behind the DDP header
