@@ -319,16 +319,18 @@ public final class TerminateMessage {
     }
 
     /**
-     * One line for logs: the cause, flags, raw control word, the headers, and, when the octets look
-     * like siw's bit order, their siw reading.
+     * One line for logs: the cause, flags, raw control word and the headers. When the octets look like
+     * siw's bit order, the siw reading comes first (it is what the peer meant) and the RFC 5040 §4.8
+     * reading follows.
      */
     public String describe() {
         StringBuilder sb = new StringBuilder("Terminate ");
-        body(sb);
         if (siwByteOrderSuspected()) {
-            sb.append("; siw bit order suspected, read as siw: ");
+            sb.append("(siw bit order) ");
             asSiwOrder().body(sb);
+            sb.append("; in RFC order it would read ");
         }
+        body(sb);
         return sb.toString();
     }
 

@@ -136,8 +136,8 @@ class SiwVectorsTest {
             assertEquals(-1, siw.ddpSegmentLength());
             assertNull(siw.terminatedDdpHeader());
             assertEquals(siw, TerminateMessage.decodeSiwOrder(u.payload()));
-            assertEquals("Terminate RDMAP 0/2/0x02 remote operation error: (unregistered) [raw 02020000];"
-                    + " siw bit order suspected, read as siw: LLP 2/0/0x02 MPA error: MPA CRC error [raw 02020000]",
+            assertEquals("Terminate (siw bit order) LLP 2/0/0x02 MPA error: MPA CRC error [raw 02020000];"
+                    + " in RFC order it would read RDMAP 0/2/0x02 remote operation error: (unregistered) [raw 02020000]",
                     rfc.describe());
         } finally {
             s.release();
