@@ -3,9 +3,11 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM. */
@@ -18,11 +20,21 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--pcap", paramLabel = "FILE",
+            description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does.")
+    Path pcap;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
-        try (RpingServer server = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+        PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
+        IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
+        if (capture != null) {
+            serverStack.channelHook(capture::install);
+        }
+        try (PcapFile closedLast = capture;
+             RpingServer server = RpingServer.start(config, serverStack.build(), true);
              IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
                     server.stack().transport().name().toLowerCase(), PINGS, SIZE);

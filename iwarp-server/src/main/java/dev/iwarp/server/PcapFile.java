@@ -1,6 +1,11 @@
 package dev.iwarp.server;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.CoalescingBufferQueue;
 import io.netty.handler.pcap.PcapWriteHandler;
 
 import java.io.BufferedOutputStream;
@@ -12,8 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * One pcap file for all connections (`serve --pcap FILE`): the global header once, then a
- * {@link PcapWriteHandler} on a shared stream at the bottom of every connection's pipeline.
+ * One pcap file for all connections (`serve --pcap FILE`, `demo --pcap FILE`): the global header
+ * once, then a {@link PcapWriteHandler} on a shared stream at the bottom of every connection's
+ * pipeline, with the writes of each flush joined into one packet.
  */
 final class PcapFile implements AutoCloseable {
     private final OutputStream out;
@@ -42,7 +48,59 @@ final class PcapFile implements AutoCloseable {
                 flush();
             }
         };
+        ch.pipeline().addFirst("pcap-coalesce", new CoalesceWrites());
         ch.pipeline().addFirst("pcap", PcapWriteHandler.builder().sharedOutputStream(true).build(shared));
+    }
+
+    /**
+     * PcapWriteHandler writes one packet per write, and the MPA framer writes an FPDU as several
+     * buffers (length, payload, trailer) that TCP sends in one segment. Wireshark's MPA dissector
+     * needs an FPDU to start in a segment of at least 8 octets, so such a capture would not decode
+     * (interop/README.md). This joins the writes of each flush into one buffer, as the kernel
+     * would; only present with --pcap.
+     */
+    static final class CoalesceWrites extends ChannelOutboundHandlerAdapter {
+        private CoalescingBufferQueue pending;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            pending = new CoalescingBufferQueue(ctx.channel(), 8);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof ByteBuf) {
+                pending.add((ByteBuf) msg, promise);
+            } else {
+                writePending(ctx);
+                ctx.write(msg, promise);
+            }
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            writePending(ctx);
+            ctx.flush();
+        }
+
+        @Override
+        public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+            writePending(ctx);
+            ctx.flush();
+            ctx.close(promise);
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            pending.releaseAndFailAll(new IllegalStateException("pcap-coalesce removed"));
+        }
+
+        private void writePending(ChannelHandlerContext ctx) {
+            if (!pending.isEmpty()) {
+                ChannelPromise all = ctx.newPromise();
+                ctx.write(pending.remove(pending.readableBytes(), all), all);
+            }
+        }
     }
 
     @Override

@@ -50,6 +50,21 @@ class ServePcapTest {
             // and 3 Read Responses of 64 octets (84-octet FPDUs) from the client
             assertEquals(24 + 6 * 40 + 3 * 84, c2s.length);
             assertTrue(s2c.length > 24, "the server's FPDUs follow its Reply");
+            // one packet per flush: every packet the server wrote starts at an FPDU (CRC off, no markers:
+            // 2 + ULPDU_Length + pad + 4 octets each, RFC 5044 §4.1), which Wireshark's MPA dissector needs
+            int replyLength = 20 + ((s2c[18] & 0xFF) << 8 | (s2c[19] & 0xFF));
+            java.util.Set<Long> starts = new java.util.HashSet<>();
+            for (long off = replyLength; off < s2c.length; ) {
+                starts.add(off);
+                int ulpdu = (s2c[(int) off] & 0xFF) << 8 | (s2c[(int) off + 1] & 0xFF);
+                off += 2 + ulpdu + (4 - (2 + ulpdu) % 4) % 4 + 4;
+            }
+            for (dev.iwarp.testkit.TcpStream.Chunk chunk : conn.serverToClient().chunks()) {
+                if (chunk.offset() >= replyLength) {
+                    assertTrue(starts.contains(chunk.offset()), "packet at offset " + chunk.offset()
+                            + " starts inside an FPDU");
+                }
+            }
         }
     }
 }
