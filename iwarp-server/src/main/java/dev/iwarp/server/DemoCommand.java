@@ -1,14 +1,20 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-/** {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM. */
+/**
+ * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM, over
+ * iWARP or ({@code --wire vitcp}) VI/TCP.
+ */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
 final class DemoCommand implements Callable<Integer> {
@@ -18,15 +24,22 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    WireOptions wire = new WireOptions();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
-        try (RpingServer server = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
-             IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
+        try (RpingServer server = wire.vitcp()
+                ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
+                        wire.discriminatorOctets(), false, 1))
+                : RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+             IwarpStack clientStack = IwarpStack.builder().threads(1).build();
+             ClientWire client = wire.clientWire(clientStack)) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
-                    server.stack().transport().name().toLowerCase(), PINGS, SIZE);
-            boolean ok = PingCommand.run(clientStack, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
+                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+            boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery
             out.printf("server: %d RDMA Reads (%d octets), %d RDMA Writes (%d octets), %d Sends%n",

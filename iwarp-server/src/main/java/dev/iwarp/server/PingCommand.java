@@ -1,8 +1,9 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.server.wire.ClientWire;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,15 +16,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 
-/** {@code ping HOST[:PORT]}: an rping client (siw-interop.md §7) against {@code serve} or {@code rping -s}. */
+/**
+ * {@code ping HOST[:PORT]}: an rping client (siw-interop.md §7) against {@code serve} or {@code rping -s}, or over
+ * VI/TCP against {@code serve --wire vitcp}.
+ */
 @Command(name = "ping", mixinStandardHelpOptions = true,
         description = "rping-compatible client: the server RDMA Reads our ping data and RDMA Writes it back.")
 final class PingCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, with --wire vitcp 7175).")
     String target;
+
+    @Mixin
+    WireOptions wire = new WireOptions();
 
     @Option(names = "-C", paramLabel = "COUNT", description = "Number of pings (default: ${DEFAULT-VALUE}).")
     int count = 10;
@@ -34,7 +41,7 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "-v", description = "Verify each ping's data and print it (rping's \"ping data: ...\").")
     boolean verify;
 
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
+    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option.")
     boolean crc;
 
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
@@ -43,18 +50,24 @@ final class PingCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, parse(target), count, size, verify, crc, timeoutMs, out) ? 0 : 1;
+        try (IwarpStack stack = IwarpStack.builder().threads(1).build();
+             ClientWire client = wire.clientWire(stack)) {
+            return run(client, parse(target, wire.defaultPort()), count, size, verify, crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
             return 2;
         }
     }
 
-    /** HOST, HOST:PORT or [IPv6]:PORT. */
+    /** HOST, HOST:PORT or [IPv6]:PORT; the iWARP default port. */
     static InetSocketAddress parse(String hostPort) {
+        return parse(hostPort, ServerConfig.DEFAULT_PORT);
+    }
+
+    /** HOST, HOST:PORT or [IPv6]:PORT. */
+    static InetSocketAddress parse(String hostPort, int defaultPort) {
         String host = hostPort;
-        int port = ServerConfig.DEFAULT_PORT;
+        int port = defaultPort;
         if (hostPort.startsWith("[")) {
             int end = hostPort.indexOf(']');
             host = hostPort.substring(1, end);
@@ -69,14 +82,12 @@ final class PingCommand implements Callable<Integer> {
     }
 
     /** Connects, runs {@code count} pings, prints one line per ping (when verifying) and a summary. */
-    static boolean run(IwarpStack stack, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
+    static boolean run(ClientWire wire, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
                        long timeoutMs, PrintWriter out) {
         long t0 = System.nanoTime();
         int ok = 0;
-        try (RpingClient client = RpingClient.connect(stack, server, RpingClient.rpingSettings(crc), size, timeoutMs)) {
-            MpaParameters p = client.mpaParameters();
-            out.printf("connected to %s: MPA Rev %d, CRC %s, IRD %d ORD %d, MULPDU %d%n", server, p.revision(),
-                    p.crc() ? "on" : "off", p.ird(), p.ord(), p.mulpdu());
+        try (RpingClient client = RpingClient.connect(wire, server, crc, size, timeoutMs)) {
+            out.printf("connected to %s: %s%n", server, client.connection().parameters());
             for (int n = 0; n < count; n++) {
                 byte[] got = client.ping(n);
                 if (verify) {
