@@ -109,7 +109,8 @@ final class Bench {
                 }
                 target = Advertisement.decode(setup);
                 if (size > target.sizeUnsigned()) {
-                    throw new IOException("size " + size + " exceeds the server's target region (" + target + ")");
+                    throw new IOException("size " + size + " exceeds the server's target region ("
+                            + (wire.name().equals("vitcp") ? target.toViString() : target.toString()) + ")");
                 }
             }
             return loop(conn, completions, op, local, recv, target, size, iterations, durationNanos, outstanding,
