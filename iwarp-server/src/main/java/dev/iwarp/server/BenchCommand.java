@@ -64,8 +64,8 @@ final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         ExecutorService pool = Executors.newFixedThreadPool(connections);
-        try (IwarpStack stack = IwarpStack.builder().threads(Math.min(connections, 2)).build();
-             ClientWire client = wire.clientWire(stack)) {
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(Math.min(connections, 2)).build();
+             ClientWire client = wire.clientWire(stack, Math.min(connections, 2))) {
             InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
             AtomicLong progress = new AtomicLong();
             // a live progress line only on a terminal

@@ -35,7 +35,7 @@ final class DemoCommand implements Callable<Integer> {
                 ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
                         wire.discriminatorOctets(), false, 1))
                 : RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
-             IwarpStack clientStack = IwarpStack.builder().threads(1).build();
+             IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(clientStack)) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
                     wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);

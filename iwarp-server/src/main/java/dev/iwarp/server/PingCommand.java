@@ -50,7 +50,7 @@ final class PingCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (IwarpStack stack = IwarpStack.builder().threads(1).build();
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(stack)) {
             return run(client, parse(target, wire.defaultPort()), count, size, verify, crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {

@@ -146,7 +146,13 @@ public final class RpingSession implements WireCompletionListener {
 
     private void fail(long wrId, Enum<?> status) {
         if (!closed) {
-            LOG.debug("{} work request {} completed with {}; closing", peer, wrId, status);
+            String what = wrId == WR_RECV ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write"
+                    : "Send";
+            if (status.name().contains("FLUSH")) { // WR_FLUSH_ERR, FLUSHED: the connection is already going
+                LOG.debug("{} {} flushed; closing", peer, what);
+            } else {
+                LOG.info("{} {} completed with {}; closing", peer, what, status);
+            }
             close();
         }
     }

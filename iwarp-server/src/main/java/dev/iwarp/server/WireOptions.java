@@ -60,7 +60,12 @@ final class WireOptions {
 
     /** The client wire: iWARP on {@code stack}, or VI/TCP to the discriminator. */
     ClientWire clientWire(IwarpStack stack) {
-        return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets())
+        return clientWire(stack, 1);
+    }
+
+    /** As above; a VI/TCP client gets {@code threads} event loop threads. */
+    ClientWire clientWire(IwarpStack stack, int threads) {
+        return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets(), threads)
                 : IwarpWire.client(stack);
     }
 

@@ -73,7 +73,12 @@ public final class VitcpWire {
 
     /** The client side: {@code base} gives reliability level, MTU, CRC mode; connects to {@code discriminator}. */
     public static ClientWire client(VitcpConfig base, byte[] discriminator) {
-        return new Client(base, discriminator);
+        return new Client(base, discriminator, 1);
+    }
+
+    /** As above, with {@code threads} event loop threads for its connections. */
+    public static ClientWire client(VitcpConfig base, byte[] discriminator, int threads) {
+        return new Client(base, discriminator, threads);
     }
 
     /** "Reliable Delivery" for RELIABLE_DELIVERY (the draft's words, §3.3). */
@@ -351,11 +356,14 @@ public final class VitcpWire {
     private static final class Client implements ClientWire {
         private final VitcpConfig base;
         private final byte[] discriminator;
-        private final ViProvider provider = new ViProvider();
+        private final EventLoopGroup group;
+        private final ViProvider provider;
 
-        Client(VitcpConfig base, byte[] discriminator) {
+        Client(VitcpConfig base, byte[] discriminator, int threads) {
             this.base = base;
             this.discriminator = discriminator.clone();
+            this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+            this.provider = new ViProvider(group);
         }
 
         @Override
@@ -396,6 +404,7 @@ public final class VitcpWire {
         @Override
         public void close() {
             provider.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 }
