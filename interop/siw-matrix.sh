@@ -163,7 +163,7 @@ run rping-c-after rping -c -a 10.0.2.2 -p $P_SERVE -C 3 -v -V"
     stop_serve serve; stop_serve serve-crc
     row stock rping-c "siw rping -c -C 10 -V -> serve: 10 pings, CRC off" \
       all 'rc rping-c 0' 'count rping-c.out "^ping data: rdma-ping-" 10' \
-          'has serve.log "connected: MPA Rev 2, CRC off, markers off, IRD 1 ORD 1"' \
+          'has serve.log "connected: MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU"' \
           'has serve.log "10 Reads \(640 octets\), 10 Writes \(640 octets\), 20 Sends"'
     row stock rping-c-serve-crc "siw rping -c -> serve --crc: CRC on both ways" \
       all 'rc rping-c-serve-crc 0' 'count rping-c-serve-crc.out "^ping data: rdma-ping-" 10' \

@@ -1,13 +1,15 @@
 package dev.iwarp.server;
 
+import dev.iwarp.server.wire.WireRegion;
 import dev.iwarp.verbs.Sge;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
  * rping's 16-octet buffer advertisement, all big-endian (siw-interop.md §7.2): 8-octet TO, 4-octet
- * STag, 4-octet size. The same layout is used for the target region in {@code serve}'s MPA Reply
- * Private Data.
+ * STag, 4-octet size. Over VI/TCP the same octets carry the 8-octet virtual address and the 4-octet
+ * memory handle. The same layout is used for the target region in {@code serve}'s MPA Reply Private
+ * Data and in its VI/TCP ConnectAccept's Calling Discriminator.
  */
 public record Advertisement(long to, int stag, int size) {
     public static final int LENGTH = 16;
@@ -15,6 +17,11 @@ public record Advertisement(long to, int stag, int size) {
     /** The advertisement of an SGE: its TO, its region's STag and its length. */
     public static Advertisement of(Sge sge) {
         return new Advertisement(sge.to(), sge.region().stag(), sge.length());
+    }
+
+    /** The advertisement of {@code length} octets of {@code r} from {@code offset}, on either wire. */
+    public static Advertisement of(WireRegion r, int offset, int length) {
+        return new Advertisement(r.remoteAddress(offset), r.remoteHandle(), length);
     }
 
     /** Reads the 16 octets at {@code index} of {@code buf} (indexes unchanged). */
@@ -44,6 +51,11 @@ public record Advertisement(long to, int stag, int size) {
     /** Size as an unsigned value. */
     public long sizeUnsigned() {
         return Integer.toUnsignedLong(size);
+    }
+
+    /** In VI words: "memory handle 0x.. address 0x.. size n". */
+    public String toViString() {
+        return String.format("memory handle 0x%08x address 0x%016x size %d", stag, to, sizeUnsigned());
     }
 
     @Override

@@ -1,8 +1,10 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.ClientWire;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -27,8 +29,11 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, with --wire vitcp 7175).")
     String target;
+
+    @Mixin
+    WireOptions wire = new WireOptions();
 
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
@@ -45,7 +50,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--depth", description = "Operations outstanding; send always 1 (default: ${DEFAULT-VALUE}).")
     int depth = 16;
 
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
+    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option.")
     boolean crc;
 
     @Option(names = "--connections", description = "Connections run at once, each with --iterations (default: ${DEFAULT-VALUE}).")
@@ -59,14 +64,15 @@ final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         ExecutorService pool = Executors.newFixedThreadPool(connections);
-        try (IwarpStack stack = IwarpStack.builder().threads(Math.min(connections, 2)).build()) {
-            InetSocketAddress server = PingCommand.parse(target);
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(Math.min(connections, 2)).build();
+             ClientWire client = wire.clientWire(stack, Math.min(connections, 2))) {
+            InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
             AtomicLong progress = new AtomicLong();
             // a live progress line only on a terminal
             Meter meter = new Meter(progress, System.console() != null ? out : null);
             List<Future<Bench.Result>> runs = new ArrayList<>();
             for (int c = 0; c < connections; c++) {
-                runs.add(pool.submit(() -> Bench.run(stack, server, op, size, iterations, (long) (durationSec * 1e9),
+                runs.add(pool.submit(() -> Bench.run(client, server, op, size, iterations, (long) (durationSec * 1e9),
                         depth, crc, 10_000, progress)));
             }
             List<Bench.Result> results = new ArrayList<>();
@@ -98,8 +104,8 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     static void print(Bench.Result r, int connections, double peakGbit, PrintWriter out) {
-        out.printf("bench %s: %d octets x %d, depth %d, %d connection(s), MPA Rev %d CRC %s%n", r.op(), r.size(),
-                r.iterations(), r.depth(), connections, r.mpa().revision(), r.mpa().crc() ? "on" : "off");
+        out.printf("bench %s: %d octets x %d, depth %d, %d connection(s), %s%n", r.op(), r.size(),
+                r.iterations(), r.depth(), connections, r.summary());
         out.printf("  bytes %d, iterations %d, %.3f s%n", r.bytes(), r.iterations(), r.nanos() / 1e9);
         out.printf("  %.3f Gbit/s average%s, %.0f messages/s%n", r.gbitPerSecond(),
                 Double.isNaN(peakGbit) ? "" : String.format(", %.3f Gbit/s peak (250 ms)", peakGbit),

@@ -12,7 +12,7 @@ import java.util.List;
  * markers, no peer-to-peer (siw-interop.md §7.1).
  */
 final class ClientMpaOptions {
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1).")
+    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); with --wire vitcp: send the CRC option.")
     boolean crc;
 
     @Option(names = "--markers", description = "Ask for MPA markers (M=1); siw rejects them (siw-interop.md §2.4).")
@@ -25,6 +25,17 @@ final class ClientMpaOptions {
             description = "Ask for RFC 6581 peer-to-peer, offering these RTR types (write, read, send; "
                     + "default when given without a value: write,read, as siw offers).")
     List<String> p2p;
+
+    /**
+     * Returns {@code vitcp} after checking that no MPA-only option was given: VI/TCP has no markers,
+     * revisions or RTR (draft-dicecco-vitcp-01 §4); its CRC option is {@code --crc}.
+     */
+    <T> T checkVitcp(T vitcp) {
+        if (markers || revision != 2 || p2p != null) {
+            throw new IllegalArgumentException("--markers, --mpa-rev and --p2p are MPA options, not for --wire vitcp");
+        }
+        return vitcp;
+    }
 
     MpaSettings settings(int ird, int ord) {
         if (revision != 1 && revision != 2) {

@@ -1,7 +1,10 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -10,7 +13,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-/** {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM. */
+/**
+ * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM, over
+ * iWARP or ({@code --wire vitcp}) VI/TCP.
+ */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
 final class DemoCommand implements Callable<Integer> {
@@ -20,25 +26,35 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    WireOptions wire = new WireOptions();
+
     @Option(names = "--pcap", paramLabel = "FILE",
-            description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does.")
+            description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP only).")
     Path pcap;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
+        if (pcap != null && wire.vitcp()) {
+            throw new IllegalArgumentException("--pcap captures the iWARP wire only");
+        }
         PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
         IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
         if (capture != null) {
             serverStack.channelHook(capture::install);
         }
         try (PcapFile closedLast = capture;
-             RpingServer server = RpingServer.start(config, serverStack.build(), true);
-             IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
+             RpingServer server = wire.vitcp()
+                ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
+                        wire.discriminatorOctets(), false, 1))
+                : RpingServer.start(config, serverStack.build(), true);
+             IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+             ClientWire client = wire.clientWire(clientStack)) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
-                    server.stack().transport().name().toLowerCase(), PINGS, SIZE);
-            boolean ok = PingCommand.run(clientStack, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
+                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+            boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery
             out.printf("server: %d RDMA Reads (%d octets), %d RDMA Writes (%d octets), %d Sends%n",

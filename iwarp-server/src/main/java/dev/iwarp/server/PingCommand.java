@@ -1,8 +1,8 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.mpa.MpaParameters;
-import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.IwarpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,15 +17,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 
-/** {@code ping HOST[:PORT]}: an rping client (siw-interop.md §7) against {@code serve} or {@code rping -s}. */
+/**
+ * {@code ping HOST[:PORT]}: an rping client (siw-interop.md §7) against {@code serve} or {@code rping -s}, or over
+ * VI/TCP against {@code serve --wire vitcp}.
+ */
 @Command(name = "ping", mixinStandardHelpOptions = true,
         description = "rping-compatible client: the server RDMA Reads our ping data and RDMA Writes it back.")
 final class PingCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, with --wire vitcp 7175).")
     String target;
+
+    @Mixin
+    WireOptions wire = new WireOptions();
 
     @Option(names = "-C", paramLabel = "COUNT", description = "Number of pings (default: ${DEFAULT-VALUE}).")
     int count = 10;
@@ -45,18 +51,25 @@ final class PingCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, parse(target), count, size, verify, mpa.settings(1, 1), timeoutMs, out) ? 0 : 1;
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+             ClientWire client = wire.vitcp() ? mpa.checkVitcp(wire.clientWire(null))
+                     : IwarpWire.client(stack, mpa.settings(1, 1))) {
+            return run(client, parse(target, wire.defaultPort()), count, size, verify, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
             return 2;
         }
     }
 
-    /** HOST, HOST:PORT or [IPv6]:PORT. */
+    /** HOST, HOST:PORT or [IPv6]:PORT; the iWARP default port. */
     static InetSocketAddress parse(String hostPort) {
+        return parse(hostPort, ServerConfig.DEFAULT_PORT);
+    }
+
+    /** HOST, HOST:PORT or [IPv6]:PORT. */
+    static InetSocketAddress parse(String hostPort, int defaultPort) {
         String host = hostPort;
-        int port = ServerConfig.DEFAULT_PORT;
+        int port = defaultPort;
         if (hostPort.startsWith("[")) {
             int end = hostPort.indexOf(']');
             host = hostPort.substring(1, end);
@@ -71,18 +84,12 @@ final class PingCommand implements Callable<Integer> {
     }
 
     /** Connects, runs {@code count} pings, prints one line per ping (when verifying) and a summary. */
-    static boolean run(IwarpStack stack, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
+    static boolean run(ClientWire wire, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
                        long timeoutMs, PrintWriter out) {
-        return run(stack, server, count, size, verify, RpingClient.rpingSettings(crc), timeoutMs, out);
-    }
-
-    /** As above with the MPA Initiator settings given ({@link RpingClient#rpingSettings} is rping's). */
-    static boolean run(IwarpStack stack, InetSocketAddress server, int count, int size, boolean verify,
-                       MpaSettings settings, long timeoutMs, PrintWriter out) {
         long t0 = System.nanoTime();
         int ok = 0;
-        try (RpingClient client = RpingClient.connect(stack, server, settings, size, timeoutMs)) {
-            out.println("connected to " + server + ": " + describe(client.mpaParameters()));
+        try (RpingClient client = RpingClient.connect(wire, server, crc, size, timeoutMs)) {
+            out.printf("connected to %s: %s%n", server, client.connection().parameters());
             for (int n = 0; n < count; n++) {
                 byte[] got = client.ping(n);
                 if (verify) {
@@ -102,15 +109,6 @@ final class PingCommand implements Callable<Integer> {
         out.printf("%d/%d pings of %d octets %s with %s in %.1f ms%n", ok, count, size,
                 verify ? "verified" : "completed", server, ms);
         return ok == count;
-    }
-
-    /** One line for the negotiated MPA outcome, as {@code ping}, {@code probe} and {@code sendrecv} print it. */
-    static String describe(MpaParameters p) {
-        String markers = p.markersTx() && p.markersRx() ? "on" : p.markersTx() ? "sent only"
-                : p.markersRx() ? "received only" : "off";
-        return String.format("MPA Rev %d, CRC %s, markers %s, IRD %d ORD %d, MULPDU %d%s", p.revision(),
-                p.crc() ? "on" : "off", markers, p.ird(), p.ord(), p.mulpdu(),
-                p.rtrType() == null ? "" : ", peer-to-peer RTR " + p.rtrType());
     }
 
     /** The C string in {@code b} (up to the first NUL), like rping's printf("%s"). */

@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.mpa.MpaRejectedException;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
@@ -156,7 +157,7 @@ final class ProbeCommand implements Callable<Integer> {
                 out.println("result: FAIL: interrupted");
                 return EXIT_NO_REACTION;
             }
-            out.println("connected: " + PingCommand.describe(qp.mpaParameters()));
+            out.println("connected: " + IwarpWire.describe(qp.mpaParameters()));
             if (c == Case.MARKERS) {
                 return markersAccepted(qp, out);
             }

@@ -1,32 +1,28 @@
 package dev.iwarp.server;
 
-import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaSettings;
-import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
-import dev.iwarp.verbs.CompletionQueue;
-import dev.iwarp.verbs.MemoryRegion;
-import dev.iwarp.verbs.ProtectionDomain;
-import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RecvRequest;
-import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.server.wire.BlockingCompletions;
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * An rping client (siw-interop.md §7.3) over the verbs API: per ping, Send the advertisement of
- * start_buf (the server RDMA Reads it), wait for the 16-octet "go ahead", Send the advertisement of
- * rdma_buf (the server RDMA Writes it), wait for the "go ahead", and optionally compare the two.
- * Talks to {@code serve} and to stock {@code rping -s}. Not thread-safe.
+ * An rping client (siw-interop.md §7.3) on either wire: per ping, Send the advertisement of start_buf (the server
+ * RDMA Reads it), wait for the 16-octet "go ahead", Send the advertisement of rdma_buf (the server RDMA Writes
+ * it), wait for the "go ahead", and optionally compare the two. Over iWARP it talks to {@code serve} and to stock
+ * {@code rping -s}; over VI/TCP to {@code serve --wire vitcp}. Not thread-safe.
  */
 public final class RpingClient implements AutoCloseable {
     /** rping's limits on -S (siw-interop.md §7.1). */
@@ -36,36 +32,37 @@ public final class RpingClient implements AutoCloseable {
     private static final long WR_RECV = 1;
     private static final long WR_ADVERT = 2;
 
+    private final WireDomain domain;
     private final int size;
     private final long timeoutMs;
-    private final CompletionQueue sendCq = new CompletionQueue();
-    private final CompletionQueue recvCq = new CompletionQueue();
+    private final BlockingCompletions completions = new BlockingCompletions();
     private final ByteBuf startMemory;
     private final ByteBuf rdmaMemory;
     private final ByteBuf advertMemory;
     private final ByteBuf recvMemory;
-    private final MemoryRegion startBuf;
-    private final MemoryRegion rdmaBuf;
-    private final MemoryRegion advert;
-    private final MemoryRegion recv;
-    private QueuePair qp;
+    private final WireRegion startBuf;
+    private final WireRegion rdmaBuf;
+    private final WireRegion advert;
+    private final WireRegion recv;
+    private WireConnection conn;
     /** First printable character of the next ping's pattern ('A'..'z', rping's "start"). */
     private int start = 'A';
 
-    private RpingClient(ProtectionDomain pd, int size, long timeoutMs) {
+    private RpingClient(WireDomain domain, int size, long timeoutMs) {
         if (size < MIN_SIZE || size > MAX_SIZE) {
             throw new IllegalArgumentException("ping size must be " + MIN_SIZE + ".." + MAX_SIZE + ": " + size);
         }
+        this.domain = domain;
         this.size = size;
         this.timeoutMs = timeoutMs;
         startMemory = buffer(size);
         rdmaMemory = buffer(size);
         advertMemory = buffer(Advertisement.LENGTH);
         recvMemory = buffer(Advertisement.LENGTH);
-        startBuf = pd.register(startMemory, Access.REMOTE_READ);
-        rdmaBuf = pd.register(rdmaMemory, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-        advert = pd.register(advertMemory);
-        recv = pd.register(recvMemory, Access.LOCAL_WRITE);
+        startBuf = domain.register(startMemory, WireAccess.REMOTE_READ);
+        rdmaBuf = domain.register(rdmaMemory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_WRITE);
+        advert = domain.register(advertMemory);
+        recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
     }
 
     private static ByteBuf buffer(int n) {
@@ -75,24 +72,26 @@ public final class RpingClient implements AutoCloseable {
     }
 
     /**
-     * Connects as MPA Initiator (Rev 2, IRD 1 ORD 1 like rping unless {@code mpa} says otherwise),
-     * with the one 16-octet receive posted before the Request (siw-interop.md §7.1).
+     * Connects over {@code wire} (IRD/ORD or RDMA Read Window 1 like rping), with the one 16-octet receive posted
+     * before the connection request (siw-interop.md §7.1).
      */
-    public static RpingClient connect(IwarpStack stack, SocketAddress server, MpaSettings mpa, int size, long timeoutMs)
-            throws IOException {
-        RpingClient c = new RpingClient(stack.allocPd(), size, timeoutMs);
-        ConnectOptions opts = ConnectOptions.of(c.startBuf.pd()).mpa(mpa).completionQueues(c.sendCq, c.recvCq)
-                .beforeStartup(qp -> qp.postRecv(RecvRequest.of(WR_RECV, c.recv.all())));
+    public static RpingClient connect(ClientWire wire, InetSocketAddress server, boolean crc, int size,
+                                      long timeoutMs) throws IOException {
+        RpingClient c = new RpingClient(wire.allocDomain(), size, timeoutMs);
         try {
-            c.qp = stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS);
+            c.conn = wire.connect(server, c.domain, crc, 1, c.completions,
+                    conn -> conn.postRecv(WR_RECV, c.recv, 0, Advertisement.LENGTH), timeoutMs);
             return c;
-        } catch (ExecutionException e) {
+        } catch (IOException | RuntimeException e) {
             c.close();
-            throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException | InterruptedException e) {
-            c.close();
-            throw new IOException("cannot connect to " + server + ": no MPA Reply within " + timeoutMs + " ms", e);
+            throw e;
         }
+    }
+
+    /** iWARP with exactly these MPA settings (e.g. {@link #rpingSettings}). */
+    public static RpingClient connect(IwarpStack stack, SocketAddress server, MpaSettings mpa, int size,
+                                      long timeoutMs) throws IOException {
+        return connect(IwarpWire.client(stack, mpa), (InetSocketAddress) server, mpa.crc(), size, timeoutMs);
     }
 
     /** rping's MPA settings: Rev 2, IRD 1, ORD 1, no CRC (siw-interop.md §7.1, §1). */
@@ -100,12 +99,8 @@ public final class RpingClient implements AutoCloseable {
         return MpaSettings.builder().revision(2).crc(crc).ird(1).ord(1).build();
     }
 
-    public MpaParameters mpaParameters() {
-        return qp.mpaParameters();
-    }
-
-    public QueuePair queuePair() {
-        return qp;
+    public WireConnection connection() {
+        return conn;
     }
 
     /**
@@ -141,8 +136,8 @@ public final class RpingClient implements AutoCloseable {
         }
         startMemory.setBytes(0, data);
         rdmaMemory.setZero(0, size);
-        exchange(Advertisement.of(startBuf.all()), "start_buf");
-        exchange(Advertisement.of(rdmaBuf.all()), "rdma_buf");
+        exchange(Advertisement.of(startBuf, 0, size), "start_buf");
+        exchange(Advertisement.of(rdmaBuf, 0, size), "rdma_buf");
         byte[] got = new byte[size];
         rdmaMemory.getBytes(0, got);
         return got;
@@ -151,31 +146,15 @@ public final class RpingClient implements AutoCloseable {
     /** Sends one advertisement and waits for its Send completion and the server's 16-octet "go ahead". */
     private void exchange(Advertisement ad, String what) throws IOException {
         ad.encode(advertMemory, 0);
-        qp.postSend(SendRequest.send(WR_ADVERT, advert.all()));
-        expect(sendCq, "Send of the " + what + " advertisement");
-        Completion c = expect(recvCq, "the server's Send after the " + what + " advertisement");
+        conn.postSend(WR_ADVERT, advert, 0, Advertisement.LENGTH);
+        completions.take(false, timeoutMs, "Send of the " + what + " advertisement");
+        BlockingCompletions.Done c = completions.take(true, timeoutMs,
+                "the server's Send after the " + what + " advertisement");
         if (c.byteLength() != Advertisement.LENGTH) {
             // rping rejects any Send whose length is not 16 (siw-interop.md §7.1)
             throw new IOException("server sent " + c.byteLength() + " octets; rping expects 16");
         }
-        qp.postRecv(RecvRequest.of(WR_RECV, recv.all()));
-    }
-
-    private Completion expect(CompletionQueue cq, String what) throws IOException {
-        Completion c;
-        try {
-            c = cq.take(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted waiting for " + what, e);
-        }
-        if (c == null) {
-            throw new IOException("no completion for " + what + " within " + timeoutMs + " ms");
-        }
-        if (!c.isSuccess()) {
-            throw new IOException(what + " failed: " + c.status() + (c.detail() != null ? " (" + c.detail() + ")" : ""));
-        }
-        return c;
+        conn.postRecv(WR_RECV, recv, 0, Advertisement.LENGTH);
     }
 
     /** A copy of start_buf's current contents. */
@@ -188,13 +167,13 @@ public final class RpingClient implements AutoCloseable {
     /** Disconnects (TCP FIN, like rdma_disconnect) and releases the buffers. */
     @Override
     public void close() {
-        if (qp != null) {
+        if (conn != null) {
             // a plain TCP close like rdma_disconnect; QueuePair.close() would first send an empty FPDU
             // (RdmaEngine.closeGracefully writes EMPTY_BUFFER through the MPA framer)
-            qp.channel().close().awaitUninterruptibly(timeoutMs, TimeUnit.MILLISECONDS);
+            conn.channel().close().awaitUninterruptibly(timeoutMs, TimeUnit.MILLISECONDS);
         }
-        for (MemoryRegion mr : new MemoryRegion[] {startBuf, rdmaBuf, advert, recv}) {
-            mr.deregister();
+        for (WireRegion r : new WireRegion[] {startBuf, rdmaBuf, advert, recv}) {
+            r.deregister();
         }
         startMemory.release();
         rdmaMemory.release();

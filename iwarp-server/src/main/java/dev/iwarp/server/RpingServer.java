@@ -1,11 +1,12 @@
 package dev.iwarp.server;
 
-import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.MemoryRegion;
-import dev.iwarp.verbs.ProtectionDomain;
-import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.ServerWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireConnectRequest;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -24,82 +25,88 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code serve}: an MPA Responder on which every connection is an rping echo/target session
- * ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises one shared
- * region (REMOTE_READ and REMOTE_WRITE) in every Reply's Private Data as a 16-octet
- * {@link Advertisement} (8-octet TO, 4-octet STag, 4-octet length, big-endian); rping ignores it.
+ * {@code serve}: every connection of a {@link ServerWire} (MPA Responder, or VI/TCP passive end) is an rping
+ * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises one shared
+ * region (REMOTE_READ and REMOTE_WRITE) as a 16-octet {@link Advertisement} (8-octet TO or virtual address, 4-octet
+ * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), or as
+ * the Calling Discriminator of every VI/TCP ConnectAccept.
  */
 public final class RpingServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServer.class);
 
     private final ServerConfig config;
+    private final ServerWire wire;
     private final IwarpStack stack;
-    private final boolean ownsStack;
-    private final ProtectionDomain pd;
+    private final WireDomain domain;
     private final Set<RpingSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final ByteBuf targetMemory;
-    private final MemoryRegion target;
-    private final byte[] replyPrivateData;
+    private final WireRegion target;
+    private final byte[] setupData;
     private volatile RpingSession lastSession;
-    private Channel listener;
+    private ServerWire.Listener listener;
 
-    private RpingServer(ServerConfig config, IwarpStack stack, boolean ownsStack) {
+    private RpingServer(ServerConfig config, ServerWire wire, IwarpStack stack) {
         this.config = config;
+        this.wire = wire;
         this.stack = stack;
-        this.ownsStack = ownsStack;
-        this.pd = stack.allocPd();
+        this.domain = wire.allocDomain();
         if (config.targetSize() > 0) {
             targetMemory = PooledByteBufAllocator.DEFAULT.directBuffer(config.targetSize(), config.targetSize());
             targetMemory.setZero(0, config.targetSize());
-            target = pd.register(targetMemory, Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
-            replyPrivateData = Advertisement.of(target.all()).toBytes();
+            target = domain.register(targetMemory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ,
+                    WireAccess.REMOTE_WRITE);
+            setupData = Advertisement.of(target, 0, config.targetSize()).toBytes();
         } else {
             targetMemory = null;
             target = null;
-            replyPrivateData = new byte[0];
+            setupData = new byte[0];
         }
     }
 
-    /** Starts a server on its own {@link IwarpStack}. */
-    public static RpingServer start(ServerConfig config) throws InterruptedException {
+    /** Starts an iWARP server on its own {@link IwarpStack}. */
+    public static RpingServer start(ServerConfig config) throws Exception {
         return start(config, IwarpStack.builder().build(), true);
     }
 
-    /** Starts a server on {@code stack}; {@code ownsStack}: {@link #close()} also closes the stack. */
-    public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack)
-            throws InterruptedException {
-        RpingServer s = new RpingServer(config, stack, ownsStack);
+    /** Starts an iWARP server on {@code stack}; {@code ownsStack}: {@link #close()} also closes the stack. */
+    public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack) throws Exception {
+        return start(config, IwarpWire.server(stack, config.mpaSettings(), ownsStack), stack);
+    }
+
+    /** Starts a server on {@code wire}, which {@link #close()} closes. */
+    public static RpingServer start(ServerConfig config, ServerWire wire) throws Exception {
+        return start(config, wire, null);
+    }
+
+    private static RpingServer start(ServerConfig config, ServerWire wire, IwarpStack stack) throws Exception {
+        RpingServer s = new RpingServer(config, wire, stack);
         try {
-            s.listener = stack.listen(new InetSocketAddress(config.address(), config.port()), config.mpaSettings(),
-                    s::onRequest);
+            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s::onRequest);
         } catch (Exception e) { // includes the IOException Netty throws undeclared on a bind failure
             s.close();
             throw e;
         }
-        LOG.info("iwarp-server listening on {}:{} ({} transport), MPA Rev {}, CRC {}, IRD {} ORD {}{}",
-                config.address(), s.port(), stack.transport().name().toLowerCase(), config.mpaRevision(),
-                config.crc() ? "forced" : "as the client asks", config.ird(), config.ord(),
-                s.target != null ? ", target region " + Advertisement.of(s.target.all()) : "");
+        LOG.info("iwarp-server listening on {}:{} ({}{}", config.address(), s.port(), wire.describe(),
+                s.target != null ? ", target region " + s.target.describe() : "");
         return s;
     }
 
-    private void onRequest(IwarpConnectionRequest request) {
+    private void onRequest(WireConnectRequest request) {
         Channel ch = request.channel();
         if (sessions.size() >= config.maxConnections()) {
             refused.incrementAndGet();
             LOG.warn("{} refused: already serving {} connections (--max-connections)", ch.remoteAddress(),
                     sessions.size());
-            request.reject(new byte[0]);
+            request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
-        RpingSession session = new RpingSession(pd, ch.alloc());
+        RpingSession session = new RpingSession(domain, ch.alloc());
         sessions.add(session);
-        lastSession = session; // before the Reply leaves, so a client that got it sees the session
+        lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
-        QueuePair qp = request.accept(pd, session.sendCq(), session.recvCq(), replyPrivateData);
-        session.start(qp);
+        session.start(request.accept(domain, session, setupData));
         if (config.idleTimeoutSec() > 0) {
             ch.pipeline().addFirst("idle-close", new ChannelInboundHandlerAdapter() {
                 @Override
@@ -122,13 +129,19 @@ public final class RpingServer implements AutoCloseable {
 
     /** The bound TCP port. */
     public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
+        return listener.localAddress().getPort();
     }
 
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) listener.localAddress();
+        return listener.localAddress();
     }
 
+    /** The wire: "iwarp" or "vitcp". */
+    public ServerWire wire() {
+        return wire;
+    }
+
+    /** The iWARP stack, or null on another wire. */
     public IwarpStack stack() {
         return stack;
     }
@@ -154,15 +167,15 @@ public final class RpingServer implements AutoCloseable {
     }
 
     /** The advertised target region, or {@code null} without --target-size. */
-    public MemoryRegion target() {
+    public WireRegion target() {
         return target;
     }
 
-    /** Stops accepting, closes every session, and (if owned) shuts the stack down. */
+    /** Stops accepting, closes every session, and closes the wire (and an owned stack). */
     @Override
     public void close() {
         if (listener != null) {
-            listener.close().syncUninterruptibly();
+            listener.close();
         }
         for (RpingSession s : sessions) {
             s.close();
@@ -171,8 +184,6 @@ public final class RpingServer implements AutoCloseable {
             target.deregister();
             targetMemory.release();
         }
-        if (ownsStack) {
-            stack.close();
-        }
+        wire.close();
     }
 }

@@ -1,17 +1,12 @@
 package dev.iwarp.server;
 
-import dev.iwarp.mpa.MpaParameters;
-import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
-import dev.iwarp.verbs.CompletionQueue;
-import dev.iwarp.verbs.MemoryRegion;
-import dev.iwarp.verbs.ProtectionDomain;
-import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RecvRequest;
-import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireCompletionListener;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +14,16 @@ import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server side of one rping connection (siw-interop.md §7.3): one receive posted at all times;
- * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised
- * buffer into the session buffer and an RDMA Write of the session buffer to it, each followed by a
- * 16-octet zero "go ahead" Send; a Send of any other length is echoed back.
+ * The server side of one rping connection (siw-interop.md §7.3), on either wire: one receive posted at all times;
+ * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised buffer into the
+ * session buffer and an RDMA Write of the session buffer to it, each followed by a 16-octet zero "go ahead" Send;
+ * a Send of any other length is echoed back. Written once against {@link WireConnection}: over iWARP the
+ * advertisement names (TO, STag), over VI/TCP (virtual address, memory handle).
  *
- * <p>Create it, pass {@link #sendCq()} and {@link #recvCq()} to the queue pair, then {@link #start}.
- * Everything after {@code start} runs on the connection's event loop (completion listeners).
+ * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
+ * Everything after {@code start} runs on the connection's event loop (completion callbacks).
  */
-public final class RpingSession {
+public final class RpingSession implements WireCompletionListener {
     private static final Logger LOG = LoggerFactory.getLogger(RpingSession.class);
 
     /** Session buffer size: rping's largest -S is 65535 (siw-interop.md §7.1). */
@@ -39,16 +35,14 @@ public final class RpingSession {
     private static final long WR_GO_AHEAD = 4;
     private static final long WR_ECHO = 5;
 
-    private final CompletionQueue sendCq = new CompletionQueue();
-    private final CompletionQueue recvCq = new CompletionQueue();
     private final ByteBuf recvMemory;
     private final ByteBuf rdmaMemory;
     private final ByteBuf goAheadMemory;
     /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
-    private final MemoryRegion recv;
+    private final WireRegion recv;
     /** rping's rdma_buf: RDMA Read sink and RDMA Write source (siw-interop.md §7.3). */
-    private final MemoryRegion rdma;
-    private final MemoryRegion goAhead;
+    private final WireRegion rdma;
+    private final WireRegion goAhead;
 
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
@@ -57,23 +51,21 @@ public final class RpingSession {
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
 
-    private volatile QueuePair qp;
+    private volatile WireConnection conn;
     private SocketAddress peer;
     /** The next advertisement names the client's start_buf (Read) rather than its rdma_buf (Write). */
     private boolean nextIsRead = true;
     private boolean closed;
     private boolean released;
 
-    public RpingSession(ProtectionDomain pd, ByteBufAllocator alloc) {
+    public RpingSession(WireDomain domain, ByteBufAllocator alloc) {
         recvMemory = zeroed(alloc);
         rdmaMemory = zeroed(alloc);
         goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
         goAheadMemory.setZero(0, Advertisement.LENGTH); // siw-interop.md §7.3: 16 zero octets
-        recv = pd.register(recvMemory, Access.LOCAL_WRITE);
-        rdma = pd.register(rdmaMemory, Access.LOCAL_WRITE);
-        goAhead = pd.register(goAheadMemory);
-        recvCq.setListener(this::onReceive);
-        sendCq.setListener(this::onSendCompletion);
+        recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
+        rdma = domain.register(rdmaMemory, WireAccess.LOCAL_WRITE);
+        goAhead = domain.register(goAheadMemory);
     }
 
     private static ByteBuf zeroed(ByteBufAllocator alloc) {
@@ -82,103 +74,95 @@ public final class RpingSession {
         return b;
     }
 
-    public CompletionQueue sendCq() {
-        return sendCq;
-    }
-
-    public CompletionQueue recvCq() {
-        return recvCq;
-    }
-
     /**
-     * Starts serving {@code qp} (created with this session's completion queues): posts the first
-     * receive, and releases the buffers when the connection closes.
+     * Starts serving {@code conn} (accepted with this session as its listener): posts the first receive, and
+     * releases the buffers when the connection closes.
      */
-    public void start(QueuePair qp) {
-        this.qp = qp;
-        this.peer = qp.channel().remoteAddress();
-        qp.postRecv(RecvRequest.of(WR_RECV, recv.all()));
-        qp.channel().closeFuture().addListener(f -> release());
-        qp.established().addListener((Future<QueuePair> f) -> {
-            if (f.isSuccess()) {
-                MpaParameters p = qp.mpaParameters();
-                LOG.info("{} connected: MPA Rev {}, CRC {}, markers {}, IRD {} ORD {}{}", peer, p.revision(),
-                        p.crc() ? "on" : "off", p.markersTx() || p.markersRx() ? "on" : "off", p.ird(), p.ord(),
-                        p.peerToPeer() ? ", peer-to-peer RTR " + p.rtrType() : "");
-            }
-        });
+    public void start(WireConnection conn) {
+        this.conn = conn;
+        this.peer = conn.channel().remoteAddress();
+        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
+        conn.channel().closeFuture().addListener(f -> release());
+        conn.whenEstablished(() -> LOG.info("{} connected: {}", peer, conn.parameters()));
     }
 
-    private void onReceive(Completion c) {
-        if (!c.isSuccess()) {
-            fail(c);
-            return;
+    @Override
+    public void completed(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
+        if (!success) {
+            fail(wrId, status);
+        } else if (receive) {
+            onReceive(byteLength);
+        } else {
+            onSendCompletion(wrId, byteLength);
         }
-        int len = c.byteLength();
+    }
+
+    private void onReceive(int len) {
         if (len != Advertisement.LENGTH) {
             // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
-            qp.postSend(SendRequest.send(WR_ECHO, recv.slice(0, len)));
+            conn.postSend(WR_ECHO, recv, 0, len);
             return;
         }
-        Advertisement ad = Advertisement.decode(recv.memory(), 0);
-        qp.postRecv(RecvRequest.of(WR_RECV, recv.all())); // siw-interop.md §7.1: re-post after each receive
-        if (ad.sizeUnsigned() > BUFFER_SIZE) {
-            LOG.warn("{} advertised {} octets, more than the {}-octet session buffer; closing", peer,
-                    ad.sizeUnsigned(), BUFFER_SIZE);
+        ByteBuf m = recv.memory();
+        long address = m.getLong(0); // siw-interop.md §7.2; VI: virtual address, memory handle
+        int handle = m.getInt(8);
+        long size = m.getUnsignedInt(12);
+        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // siw-interop.md §7.1: re-post after each receive
+        if (size > BUFFER_SIZE) {
+            LOG.warn("{} advertised {} octets, more than the {}-octet session buffer; closing", peer, size,
+                    BUFFER_SIZE);
             close();
             return;
         }
         if (nextIsRead) {
-            qp.postSend(SendRequest.rdmaRead(WR_READ, rdma.slice(0, ad.size()), ad.stag(), ad.to()));
+            conn.postRdmaRead(WR_READ, rdma, 0, (int) size, address, handle);
         } else {
-            qp.postSend(SendRequest.rdmaWrite(WR_WRITE, rdma.slice(0, ad.size()), ad.stag(), ad.to()));
+            conn.postRdmaWrite(WR_WRITE, rdma, 0, (int) size, address, handle);
         }
         nextIsRead = !nextIsRead;
     }
 
-    private void onSendCompletion(Completion c) {
-        if (!c.isSuccess()) {
-            fail(c);
-            return;
-        }
-        long wr = c.wrId();
+    private void onSendCompletion(long wr, int byteLength) {
         if (wr == WR_READ) {
             reads.incrementAndGet();
-            bytesRead.addAndGet(c.byteLength());
+            bytesRead.addAndGet(byteLength);
             goAhead();
         } else if (wr == WR_WRITE) {
             writes.incrementAndGet();
-            bytesWritten.addAndGet(c.byteLength());
+            bytesWritten.addAndGet(byteLength);
             goAhead(); // siw-interop.md §7.3: posted after the Write's local completion
         } else if (wr == WR_ECHO) {
             echoes.incrementAndGet();
             sends.incrementAndGet();
-            qp.postRecv(RecvRequest.of(WR_RECV, recv.all()));
+            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else {
             sends.incrementAndGet();
         }
     }
 
     private void goAhead() {
-        qp.postSend(SendRequest.send(WR_GO_AHEAD, goAhead.all()));
+        conn.postSend(WR_GO_AHEAD, goAhead, 0, Advertisement.LENGTH);
     }
 
-    private void fail(Completion c) {
+    private void fail(long wrId, Enum<?> status) {
         if (!closed) {
-            LOG.debug("{} {}; closing", peer, c);
+            String what = wrId == WR_RECV ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write"
+                    : "Send";
+            if (status.name().contains("FLUSH")) { // WR_FLUSH_ERR, FLUSHED: the connection is already going
+                LOG.debug("{} {} flushed; closing", peer, what);
+            } else {
+                LOG.info("{} {} completed with {}; closing", peer, what, status);
+            }
             close();
         }
     }
 
-    /**
-     * Closes the TCP connection (FIN, like siw's socket release, siw-interop.md §5). Not
-     * {@code QueuePair.close()}: that first sends an empty FPDU (see README, known problems).
-     */
+    /** Closes the TCP connection (FIN, like siw's socket release, siw-interop.md §5). */
     public void close() {
         closed = true;
-        QueuePair q = qp;
-        if (q != null) { // null while the MPA Reply is still being sent: the stack's shutdown closes it
-            q.channel().close();
+        WireConnection c = conn;
+        if (c != null) { // null while the accept is still being sent: the server's shutdown closes it
+            c.channel().close();
         }
     }
 
@@ -194,8 +178,8 @@ public final class RpingSession {
         }
     }
 
-    public QueuePair queuePair() {
-        return qp;
+    public WireConnection connection() {
+        return conn;
     }
 
     /** Completed RDMA Reads. */

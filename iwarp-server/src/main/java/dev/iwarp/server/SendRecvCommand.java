@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -92,7 +93,7 @@ final class SendRecvCommand implements Callable<Integer> {
             // librdmacm rdma_client: rdma_post_recv before rdma_connect
             qp = stack.connect(peer, ConnectOptions.of(pd).mpa(mpa.settings(1, 1)).completionQueues(sendCq, recvCq)
                     .beforeStartup(q -> q.postRecv(RecvRequest.of(0, recv.all())))).get(timeoutMs, TimeUnit.MILLISECONDS);
-            out.println("connected to " + peer + ": " + PingCommand.describe(qp.mpaParameters()));
+            out.println("connected to " + peer + ": " + IwarpWire.describe(qp.mpaParameters()));
             for (int n = 0; n < count; n++) {
                 qp.postSend(SendRequest.send(n, send.slice(0, size)));
                 expect(sendCq, timeoutMs, "Send " + n);

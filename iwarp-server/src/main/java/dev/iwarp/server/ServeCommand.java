@@ -4,25 +4,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.ServerWire;
+import dev.iwarp.server.wire.VitcpWire;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code serve}: the rping echo/target server until SIGTERM/SIGINT. */
+/** {@code serve}: the rping echo/target server until SIGTERM/SIGINT, over iWARP or VI/TCP. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Listen as MPA Responder and serve every connection as an rping echo/target session.")
+        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp) and serve every connection as an rping echo/target session.")
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
     @Option(names = "--address", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     String address = "0.0.0.0";
 
-    @Option(names = "--port", description = "TCP port (default: ${DEFAULT-VALUE}).")
-    int port = ServerConfig.DEFAULT_PORT;
+    @Mixin
+    WireOptions wire = new WireOptions();
 
-    @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides.")
+    @Option(names = "--port", description = "TCP port (default: 7174, with --wire vitcp 7175).")
+    Integer port;
+
+    @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides. "
+            + "VI/TCP: ConnectReject requests without the CRC option (by default the client decides).")
     boolean crc;
+
+    @Option(names = "--read-window", description = "VI/TCP RDMA Read Window proposed; agreed as the lesser (default: ${DEFAULT-VALUE}).")
+    int readWindow = 16;
 
     @Option(names = "--markers", description = "Ask clients for MPA markers (siw refuses them).")
     boolean markers;
@@ -69,8 +79,18 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--target-size, --max-connections and --idle-timeout must be >= 0, "
                     + "--startup-timeout > 0");
         }
-        ServerConfig config = new ServerConfig(address, port, crc, markers, mpaRev, ird, ord, p2p, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize);
+        ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
+                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize);
+        if (wire.vitcp()) {
+            if (markers || pcap != null || trace) {
+                throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
+            }
+            // the CRC option is always offered: the client decides (§3.6), unless --crc requires it
+            ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
+                    .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
+                    wire.discriminatorOctets(), crc, 2);
+            return serveUntilSignal(RpingServer.start(config, vi), null);
+        }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(dev.iwarp.mpa.MpaFramer.class))
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
@@ -81,7 +101,10 @@ final class ServeCommand implements Callable<Integer> {
             stack.channelHook(capture::install);
             LOG.info("capturing to {}", pcap);
         }
-        RpingServer server = RpingServer.start(config, stack.build(), true);
+        return serveUntilSignal(RpingServer.start(config, stack.build(), true), capture);
+    }
+
+    private static int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down: closing {} session(s)", server.sessions().size());

@@ -16,14 +16,17 @@ import java.util.concurrent.TimeUnit;
  * @param ord              ORD offered
  * @param peerToPeer       accept RFC 6581 peer-to-peer
  * @param maxConnections   connections served at once; more are rejected (MPA Reply R=1)
- * @param startupTimeoutMs MPA startup timeout
+ * @param startupTimeoutMs MPA startup timeout; VI/TCP: the passive end's Incoming timeout (§4.3)
  * @param idleTimeoutSec   close connections idle this long (0: never)
- * @param targetSize       octets of the shared target region advertised in the Reply Private Data (0: none)
+ * @param targetSize       octets of the shared target region advertised in the MPA Reply Private Data or the VI/TCP
+ *                         ConnectAccept's Calling Discriminator (0: none)
  */
 public record ServerConfig(String address, int port, boolean crc, boolean markers, int mpaRevision, int ird, int ord,
                            boolean peerToPeer, int maxConnections, long startupTimeoutMs, long idleTimeoutSec,
                            int targetSize) {
     public static final int DEFAULT_PORT = 7174;
+    /** {@code serve --wire vitcp}'s default port: VI/TCP has no assigned port (draft-dicecco-vitcp-01 §2.2.2.2.1). */
+    public static final int DEFAULT_VITCP_PORT = 7175;
 
     /** The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target. */
     public static ServerConfig defaults() {

@@ -117,8 +117,8 @@ class BadClientsTest {
              RpingClient client = RpingClient.connect(clientStack, idleServer.localAddress(),
                      RpingClient.rpingSettings(false), 64, 10_000)) {
             assertArrayEquals(RpingClient.pingData(0, 'A', 64), client.ping(0));
-            client.queuePair().channel().closeFuture().await(20, TimeUnit.SECONDS); // closed by the server
-            assertTrue(!client.queuePair().channel().isActive(), "idle connection still open");
+            client.connection().channel().closeFuture().await(20, TimeUnit.SECONDS); // closed by the server
+            assertTrue(!client.connection().channel().isActive(), "idle connection still open");
             awaitNoSessions(idleServer);
             assertThrows(IOException.class, () -> client.ping(1));
         }

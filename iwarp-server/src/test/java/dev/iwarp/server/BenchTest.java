@@ -58,8 +58,9 @@ class BenchTest {
     void readsRunWithTheNegotiatedOrd() throws Exception {
         Bench.Result r = Bench.run(clientStack, server.localAddress(), Bench.Op.read, 8192, 50, 0, 4, true, 10_000);
         assertEquals(50, r.iterations());
-        assertTrue(r.mpa().crc());
-        assertEquals(4, r.mpa().ord(), "client ORD = depth, granted by serve's IRD 16");
+        assertTrue(r.crc());
+        assertEquals("MPA Rev 2 CRC on", r.summary());
+        assertEquals(4, r.readDepth(), "client ORD = depth, granted by serve's IRD 16");
     }
 
     @Test

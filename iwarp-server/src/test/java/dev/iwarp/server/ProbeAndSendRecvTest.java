@@ -1,6 +1,7 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.IwarpWire;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class ProbeAndSendRecvTest {
         assertTrue(text.toString().contains(result), text::toString);
         // the violating connection is gone and a normal rping session works
         StringWriter ping = new StringWriter();
-        assertTrue(PingCommand.run(clientStack, server.localAddress(), 3, 64, true, false, 10_000,
+        assertTrue(PingCommand.run(IwarpWire.client(clientStack), server.localAddress(), 3, 64, true, false, 10_000,
                 new PrintWriter(ping, true)), ping::toString);
     }
 
@@ -116,13 +117,13 @@ class ProbeAndSendRecvTest {
         assertTrue(SendRecvCommand.run(clientStack, server.localAddress(), rev1, 40, 1, 65536, 10_000,
                 new PrintWriter(text, true)), text::toString);
         assertTrue(text.toString().contains("MPA Rev 1,"), text::toString);
-        assertEquals(1, server.lastSession().queuePair().mpaParameters().revision());
+        assertEquals(1, ((IwarpWire.Connection) server.lastSession().connection()).queuePair().mpaParameters().revision());
 
         ClientMpaOptions p2p = new ClientMpaOptions();
         p2p.p2p = java.util.List.of("read");
         StringWriter ping = new StringWriter();
-        assertTrue(PingCommand.run(clientStack, server.localAddress(), 2, 64, true, p2p.settings(1, 1), 10_000,
-                new PrintWriter(ping, true)), ping::toString);
+        assertTrue(PingCommand.run(IwarpWire.client(clientStack, p2p.settings(1, 1)), server.localAddress(), 2, 64,
+                true, false, 10_000, new PrintWriter(ping, true)), ping::toString);
         assertTrue(ping.toString().contains("peer-to-peer RTR READ"), ping::toString);
     }
 }

@@ -6,6 +6,7 @@ import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.testkit.SharedData;
 import dev.iwarp.testkit.TcpConnection;
 import dev.iwarp.testkit.TcpStreams;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.RdmaEngine;
@@ -62,11 +63,12 @@ class RpingReplayTest {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                         if (evt instanceof MpaConnectRequest) { // what RpingServer and IwarpConnectionRequest do
-                            session[0] = new RpingSession(pd, ctx.alloc());
-                            RdmaEngine engine = new RdmaEngine(pd, session[0].sendCq(), session[0].recvCq());
+                            session[0] = new RpingSession(IwarpWire.domain(pd), ctx.alloc());
+                            IwarpWire.Connection conn = IwarpWire.connection(session[0]);
+                            RdmaEngine engine = new RdmaEngine(pd, conn.sendCq(), conn.recvCq());
                             ctx.pipeline().addAfter(IwarpPipeline.DDP, IwarpPipeline.RDMAP, engine);
                             ((MpaConnectRequest) evt).accept(new byte[0]);
-                            session[0].start(engine.queuePair());
+                            session[0].start(conn.attach(engine.queuePair()));
                         }
                     }
                 });

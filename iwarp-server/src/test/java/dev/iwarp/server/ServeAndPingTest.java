@@ -2,6 +2,8 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.MemoryRegion;
@@ -54,9 +56,10 @@ class ServeAndPingTest {
     void pingsAreReadAndWrittenBackByteForByte(int size) throws Exception {
         try (RpingClient client = RpingClient.connect(clientStack, server.localAddress(), RpingClient.rpingSettings(false),
                 size, 10_000)) {
-            assertEquals(2, client.mpaParameters().revision());
-            assertEquals(1, client.mpaParameters().ird());
-            assertEquals(1, client.mpaParameters().ord());
+            MpaParameters mpa = ((IwarpWire.Connection) client.connection()).mpaParameters();
+            assertEquals(2, mpa.revision());
+            assertEquals(1, mpa.ird());
+            assertEquals(1, mpa.ord());
             RpingSession session = server.lastSession();
             for (int n = 0; n < PINGS; n++) {
                 byte[] expected = RpingClient.pingData(n, 'A' + n, size);

@@ -180,6 +180,11 @@ public final class VitcpPassiveHandler extends ChannelInboundHandlerAdapter {
         }
 
         @Override
+        public io.netty.channel.Channel channel() {
+            return ctx.channel();
+        }
+
+        @Override
         public ViCeHeader ceHeader() {
             return request;
         }
@@ -191,18 +196,23 @@ public final class VitcpPassiveHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public CompletableFuture<VitcpConnection> accept(Function<VitcpConnection, ChannelHandler> connectedHandler,
-                                                         IntSupplier rxDescriptorsPosted) {
+                                                         IntSupplier rxDescriptorsPosted, byte[] callingDiscriminator) {
+            if (callingDiscriminator != null && callingDiscriminator.length > ViCeHeader.MAX_DISCRIMINATOR_LENGTH) {
+                // §3.3: the 64-octet field sets the maximum discriminator length
+                throw new IllegalArgumentException("discriminator longer than 64 octets");
+            }
+            byte[] disc = callingDiscriminator != null ? callingDiscriminator.clone() : registration.discriminator();
             CompletableFuture<VitcpConnection> f = new CompletableFuture<>();
             if (ctx.executor().inEventLoop()) {
-                doAccept(connectedHandler, rxDescriptorsPosted, f);
+                doAccept(connectedHandler, rxDescriptorsPosted, disc, f);
             } else {
-                ctx.executor().execute(() -> doAccept(connectedHandler, rxDescriptorsPosted, f));
+                ctx.executor().execute(() -> doAccept(connectedHandler, rxDescriptorsPosted, disc, f));
             }
             return f;
         }
 
         private void doAccept(Function<VitcpConnection, ChannelHandler> connectedHandler, IntSupplier rxPosted,
-                              CompletableFuture<VitcpConnection> f) {
+                              byte[] callingDiscriminator, CompletableFuture<VitcpConnection> f) {
             if (state != State.PENDING_ACCEPT || !ctx.channel().isActive()) {
                 f.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
                         "connection request no longer pending (" + state + ")"));
@@ -211,7 +221,7 @@ public final class VitcpPassiveHandler extends ChannelInboundHandlerAdapter {
             VitcpConfig config = registration.config();
             // §4.3 "VipConnectAccept - ConnectAccept"
             ViSegment accept = VitcpNegotiation.connectAccept(config, registration.peerToPeer(),
-                    registration.discriminator(), request, rxPosted != null ? rxPosted.getAsInt() : 0);
+                    callingDiscriminator, request, rxPosted != null ? rxPosted.getAsInt() : 0);
             ViCeHeader sent = accept.ceHeader();
             VitcpConnection c = new VitcpConnection(false, config.reliabilityLevel(), (int) sent.mtuSize(),
                     sent.rdmaReadWindow(), sent.crcOption() && request.crcOption(), portConfig.crcMode(),

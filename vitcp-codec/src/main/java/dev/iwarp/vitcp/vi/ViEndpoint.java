@@ -4,6 +4,7 @@ import dev.iwarp.vitcp.VitcpActiveHandler;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnectRequest;
 import dev.iwarp.vitcp.VitcpConnection;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 
@@ -117,7 +118,22 @@ public final class ViEndpoint {
 
     /** Accepts a matched connect request onto this VI (VipConnectAccept). */
     public CompletableFuture<VitcpConnection> accept(VitcpConnectRequest request) {
-        return request.accept(this::connectedHandler, this::prePostedReceives);
+        return accept(request, null);
+    }
+
+    /**
+     * Accepts with {@code callingDiscriminator} in the ConnectAccept (see
+     * {@link VitcpConnectRequest#accept(java.util.function.Function, java.util.function.IntSupplier, byte[])}).
+     */
+    public CompletableFuture<VitcpConnection> accept(VitcpConnectRequest request, byte[] callingDiscriminator) {
+        return request.accept(this::connectedHandler, this::prePostedReceives, callingDiscriminator);
+    }
+
+    /** The TCP connection of this VI once connected (the verbs QueuePair's {@code channel()}), else null. */
+    public Channel channel() {
+        synchronized (lock) {
+            return handler != null ? handler.context().channel() : null;
+        }
     }
 
     /** The full-operation handler that replaces a startup handler; once per VI. */

@@ -125,6 +125,35 @@ class ViProviderTest {
     }
 
     @Test
+    void acceptCarriesTheAcceptorsCallingDiscriminatorAndTheChannelIsExposed() throws Exception {
+        VitcpConfig cfg = VitcpConfig.defaults();
+        byte[] acceptData = pattern(64, 5); // the 64-octet maximum of §3.3
+        try (ViProvider provider = new ViProvider();
+             ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
+            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            CompletableFuture<io.netty.channel.Channel> requestChannel = new CompletableFuture<>();
+            listener.register(SERVER, cfg, request -> {
+                requestChannel.complete(request.channel());
+                assertThrows(IllegalArgumentException.class, () -> b.accept(request, new byte[65]));
+                b.accept(request, acceptData);
+            });
+            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            assertEquals(null, a.channel(), "no channel before connecting");
+            VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
+            assertArrayEquals(acceptData, c.remoteDiscriminator());
+            assertNotNull(a.channel());
+            assertEquals(listener.localAddress(), a.channel().remoteAddress());
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (b.channel() == null && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertEquals(requestChannel.get(20, TimeUnit.SECONDS), b.channel());
+            a.disconnect();
+            assertTrue(b.channel().closeFuture().await(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void unknownDiscriminatorFailsWithNoMatch() throws Exception {
         VitcpConfig cfg = VitcpConfig.defaults();
         try (ViProvider provider = new ViProvider();

@@ -1,0 +1,27 @@
+package dev.iwarp.server.wire;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+
+/** The connecting side of a wire: what ping and bench need, the same code on iWARP and VI/TCP. */
+public interface ClientWire extends AutoCloseable {
+    /** "iwarp" or "vitcp". */
+    String name();
+
+    WireDomain allocDomain();
+
+    /**
+     * Connects (MPA Initiator; VI/TCP active end, §4.2) and returns once in full operation.
+     *
+     * @param crc           ask for the CRC (MPA C=1; the VI/TCP CRC option)
+     * @param readDepth     RDMA Reads this end wants outstanding (MPA ORD; VI RDMA Read Window)
+     * @param beforeStartup called before the connection request leaves (post receives here)
+     */
+    WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
+                           WireCompletionListener listener, Consumer<WireConnection> beforeStartup, long timeoutMs)
+            throws IOException;
+
+    @Override
+    void close();
+}

@@ -1,0 +1,49 @@
+package dev.iwarp.server.wire;
+
+import io.netty.channel.Channel;
+
+/**
+ * One RDMA connection on either wire, the shape the verbs {@code QueuePair} and the VI {@code ViEndpoint} share:
+ * post a receive, post a Send / RDMA Read / RDMA Write with a remote (address, handle), completions to the
+ * {@link WireCompletionListener} given when connecting or accepting. Posting is thread-safe; work runs on the
+ * connection's event loop. Buffers of a posted request must not change until it completes.
+ *
+ * <p>Where VI semantics differ: remote memory is (virtual address, memory handle) rather than (TO, STag); a VI's
+ * reliability level decides when a send completes (Reliable Reception: on the peer's Message ACK, i.e. placed at
+ * the peer; otherwise once handed to TCP, like iWARP); RDMA Read is refused on Unreliable VIs.
+ */
+public interface WireConnection {
+    void postRecv(long wrId, WireRegion local, int offset, int length);
+
+    void postSend(long wrId, WireRegion local, int offset, int length);
+
+    /** Reads {@code length} octets at the peer's ({@code remoteAddress}, {@code remoteHandle}) into local memory. */
+    void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress, int remoteHandle);
+
+    /** Writes {@code length} local octets to the peer's ({@code remoteAddress}, {@code remoteHandle}). */
+    void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress, int remoteHandle);
+
+    /** The TCP connection (close it to disconnect; its close future ends the connection's life). */
+    Channel channel();
+
+    /** Runs {@code action} (on the event loop) once the connection is in full operation. */
+    void whenEstablished(Runnable action);
+
+    /** The negotiated parameters, once established: "MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU 32762" or similar. */
+    String parameters();
+
+    /** One short phrase for report headers: "MPA Rev 2 CRC on", "VI/TCP Reliable Delivery CRC off". */
+    String summary();
+
+    /** Whether the negotiated framing carries a CRC (MPA CRC32C; VI/TCP trailer CRC). */
+    boolean crc();
+
+    /** RDMA Reads this end may have outstanding: MPA ORD; VI the agreed RDMA Read Window (both directions). */
+    int readDepth();
+
+    /**
+     * What the peer passed with connection setup: MPA Private Data of the Request/Reply; VI/TCP the peer's
+     * Calling Discriminator of its CE segment (a ConnectAccept's, for an active end).
+     */
+    byte[] peerData();
+}

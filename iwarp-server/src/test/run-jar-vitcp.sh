@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# serve --wire vitcp, then ping, bench (write, read, send) and demo over VI/TCP as separate processes on
+# loopback, then SIGTERM: for CI after `mvn package`.
+# Usage: iwarp-server/src/test/run-jar-vitcp.sh [path/to/iwarp-server.jar] [port]
+set -euo pipefail
+jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
+port="${2:-17175}"
+[ -f "$jar" ] || { echo "run-jar-vitcp: no jar at $jar (run mvn package first)" >&2; exit 2; }
+log="$(mktemp)"
+java -jar "$jar" serve --wire vitcp --address 127.0.0.1 --port "$port" --max-connections 4 2>"$log" &
+serve=$!
+trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do
+    grep -q "listening on" "$log" && break
+    kill -0 $serve 2>/dev/null || { cat "$log"; echo "run-jar-vitcp: serve died" >&2; exit 1; }
+    sleep 0.2
+done
+grep -q "listening on.*VI/TCP" "$log" || { cat "$log"; echo "run-jar-vitcp: serve did not start" >&2; exit 1; }
+
+fail() { echo "$out"; cat "$log"; echo "run-jar-vitcp: $1" >&2; exit 1; }
+out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire vitcp -C 5 -S 9000 -v --crc)" || fail "ping exited $?"
+echo "$out" | head -1
+echo "$out" | tail -1
+grep -q '^5/5 pings of 9000 octets verified' <<<"$out" || fail "ping failed"
+grep -q 'VI/TCP Reliable Delivery, CRC on' <<<"$out" || fail "ping did not negotiate the CRC option"
+for op in write read send; do
+    size=65536; [ $op = send ] && size=1000
+    out="$(timeout 60 java -jar "$jar" bench "127.0.0.1:$port" --wire vitcp --op $op --size $size --iterations 300)" \
+        || fail "bench --op $op exited $?"
+    echo "$out"
+    grep -q "bench $op: $size octets x 300, .*VI/TCP Reliable Delivery" <<<"$out" || fail "bench --op $op failed"
+    grep -q 'iterations 300,' <<<"$out" || fail "bench --op $op failed"
+done
+
+kill -TERM $serve
+wait $serve || true
+cat "$log"
+grep -q "echoes)" "$log" || { echo "run-jar-vitcp: no session summary" >&2; exit 1; }
+grep -q "stopped after 4 connection(s), 0 refused" "$log" || { echo "run-jar-vitcp: no clean shutdown" >&2; exit 1; }
+
+out="$(timeout 60 java -jar "$jar" demo --wire vitcp 2>/dev/null)" || fail "demo exited $?"
+grep -q '^demo: OK' <<<"$out" || fail "demo failed"
+echo "demo --wire vitcp: OK"
+echo "run-jar-vitcp: OK"
