@@ -18,7 +18,8 @@ JAR=$(cd "$(dirname "${1:-$ROOT/iwarp-server/target/iwarp-server.jar}")" && pwd)
 SIWVM_DIR=${SIWVM_DIR:-$ROOT/../shared/interop/siw-vm}
 OUT=${SIW_MATRIX_OUT:-$ROOT/target/siw-matrix}
 PROFILES=${SIW_MATRIX_PROFILES:-stock crc p2p rev1}
-# host ports: our serve (default), our serve --crc; forwards to the guest's rping -s and rdma_server
+# host ports: our serve (default), our serve --crc (rev1: serve --echo); forwards to the guest's rping -s and
+# rdma_server
 P_SERVE=17274 P_SERVE_CRC=17275 P_RPING_S=17276 P_RDMA_SERVER=17277
 
 [[ -f $JAR ]] || { echo "siw-matrix: no jar at $JAR (run mvn package first)" >&2; exit 2; }
@@ -250,10 +251,10 @@ run rping-c-large rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -S 65535 -V"
     ;;
   rev1)  # siw built with mpa_version=1 (RFC 5044, no IRD/ORD negotiation)
     DIR=$OUT/rev1; mkdir -p "$DIR"
-    start_serve serve $P_SERVE
+    start_serve serve $P_SERVE; start_serve serve-echo $P_SERVE_CRC --echo
     GUEST_CLIENTS="
 run rping-c rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -v -V
-run rdma_client rdma_client -s 10.0.2.2 -p $P_SERVE"
+run rdma_client rdma_client -s 10.0.2.2 -p $P_SERVE_CRC"
     GUEST_RDMA_SERVER=1
     host_clients() {
       host_client sendrecv sendrecv 127.0.0.1:$P_RDMA_SERVER --mpa-rev 1
@@ -261,11 +262,12 @@ run rdma_client rdma_client -s 10.0.2.2 -p $P_SERVE"
     }
     boot rev1 --siw-param mpa_version=1
     GUEST_RDMA_SERVER=
-    stop_serve serve
+    stop_serve serve; stop_serve serve-echo
     row rev1 rping-c "siw(rev 1) rping -c -> serve: Rev 1 handshake, 10 pings" \
       all 'rc rping-c 0' 'count rping-c.out "^ping data: rdma-ping-" 10' 'has serve.log "connected: MPA Rev 1, CRC off"'
-    row rev1 rdma_client "siw(rev 1) rdma_client -> serve: 16-octet Send exchange" \
-      all 'rc rdma_client 0' 'has rdma_client.out "rdma_client: end 0"' 'has serve.log "connected: MPA Rev 1"'
+    row rev1 rdma_client "siw(rev 1) rdma_client -> serve --echo: 16-octet Send exchange" \
+      all 'rc rdma_client 0' 'has rdma_client.out "rdma_client: end 0"' 'has serve-echo.log "connected: MPA Rev 1"' \
+          'has serve-echo.log "0 Reads \(0 octets\), 0 Writes \(0 octets\), 1 Sends \(1 echoes\)"'
     row rev1 sendrecv "our sendrecv --mpa-rev 1 -> siw(rev 1) rdma_server: Send exchange" \
       all 'rc sendrecv 0' 'has sendrecv.out "MPA Rev 1, CRC off"' 'has sendrecv.out "^1/1 messages of 16 octets answered"'
     row rev1 ping-rping-s "our ping --mpa-rev 1 -> siw(rev 1) rping -s: rping's own Read fails (ORD 0), as documented" \

@@ -102,7 +102,7 @@ public final class RpingServer implements AutoCloseable {
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
-        RpingSession session = new RpingSession(domain, ch.alloc());
+        RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
         sessions.add(session);
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();

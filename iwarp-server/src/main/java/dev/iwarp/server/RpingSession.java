@@ -58,7 +58,15 @@ public final class RpingSession implements WireCompletionListener {
     private boolean closed;
     private boolean released;
 
+    /** Echo every Send (serve --echo) rather than reading 16-octet ones as advertisements. */
+    private final boolean echoOnly;
+
     public RpingSession(WireDomain domain, ByteBufAllocator alloc) {
+        this(domain, alloc, false);
+    }
+
+    public RpingSession(WireDomain domain, ByteBufAllocator alloc, boolean echoOnly) {
+        this.echoOnly = echoOnly;
         recvMemory = zeroed(alloc);
         rdmaMemory = zeroed(alloc);
         goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
@@ -98,7 +106,7 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void onReceive(int len) {
-        if (len != Advertisement.LENGTH) {
+        if (echoOnly || len != Advertisement.LENGTH) {
             // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
             conn.postSend(WR_ECHO, recv, 0, len);
             return;

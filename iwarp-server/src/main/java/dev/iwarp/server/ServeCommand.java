@@ -70,6 +70,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--trace", description = "Log every FPDU sent and received (MPA framer at TRACE).")
     boolean trace;
 
+    @Option(names = "--echo", description = "Echo every Send, 16-octet ones too, instead of reading those as rping "
+            + "advertisements: for Send/Recv tools such as librdmacm's rdma_client.")
+    boolean echoOnly;
+
     @Override
     public Integer call() throws Exception {
         if (mpaRev != 1 && mpaRev != 2) {
@@ -80,7 +84,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "--startup-timeout > 0");
         }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
-                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize);
+                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");

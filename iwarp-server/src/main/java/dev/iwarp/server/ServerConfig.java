@@ -20,32 +20,39 @@ import java.util.concurrent.TimeUnit;
  * @param idleTimeoutSec   close connections idle this long (0: never)
  * @param targetSize       octets of the shared target region advertised in the MPA Reply Private Data or the VI/TCP
  *                         ConnectAccept's Calling Discriminator (0: none)
+ * @param echoOnly         echo every Send, 16-octet ones too, instead of reading those as rping advertisements (for
+ *                         Send/Recv tools such as librdmacm's rdma_client)
  */
 public record ServerConfig(String address, int port, boolean crc, boolean markers, int mpaRevision, int ird, int ord,
                            boolean peerToPeer, int maxConnections, long startupTimeoutMs, long idleTimeoutSec,
-                           int targetSize) {
+                           int targetSize, boolean echoOnly) {
     public static final int DEFAULT_PORT = 7174;
     /** {@code serve --wire vitcp}'s default port: VI/TCP has no assigned port (draft-dicecco-vitcp-01 §2.2.2.2.1). */
     public static final int DEFAULT_VITCP_PORT = 7175;
 
     /** The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target. */
     public static ServerConfig defaults() {
-        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000, 0, 1 << 20);
+        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000, 0, 1 << 20, false);
     }
 
     public ServerConfig withAddress(String address, int port) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
     }
 
     public ServerConfig withLimits(int maxConnections, long startupTimeoutMs, long idleTimeoutSec) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
     }
 
     public ServerConfig withTargetSize(int targetSize) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+    }
+
+    public ServerConfig withEchoOnly(boolean echoOnly) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
     }
 
     /** The MPA Responder settings these options mean. */

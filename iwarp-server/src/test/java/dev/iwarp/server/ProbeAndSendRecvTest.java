@@ -110,6 +110,23 @@ class ProbeAndSendRecvTest {
     }
 
     @Test
+    void serveEchoEchoesSixteenOctetSendsThatRpingWouldReadAsAdvertisements() throws Exception {
+        try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
+                IwarpStack.builder().threads(1).build(), true)) {
+            StringWriter text = new StringWriter();
+            // sendrecv's 16 octets are 'a'..'p': as an advertisement, a Read of 0x71727374 octets at STag 0x696a6b6c
+            assertTrue(SendRecvCommand.run(clientStack, echo.localAddress(), new ClientMpaOptions(), 16, 2, 65536,
+                    10_000, new PrintWriter(text, true)), text::toString);
+            assertTrue(text.toString().contains("message 1: sent 16 octets, received 16 octets: "
+                    + "6162636465666768696a6b6c6d6e6f70"), text::toString);
+            RpingSession session = echo.lastSession();
+            assertTrue(session.awaitCounts(0, 0, 2, 10_000), session::toString);
+            assertEquals(2, session.echoes(), session::toString);
+            assertEquals(0, session.reads(), session::toString);
+        }
+    }
+
+    @Test
     void mpaRev1AndPeerToPeerOptionsReachTheWire() {
         ClientMpaOptions rev1 = new ClientMpaOptions();
         rev1.revision = 1;
