@@ -7,6 +7,8 @@ import dev.iwarp.vitcp.VitcpConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -122,6 +124,72 @@ class ViProviderTest {
         } finally {
             deregisterAll();
         }
+    }
+
+    /**
+     * Send, RDMA Write with immediate data and RDMA Read at sizes 0, 1, MTU-1, MTU, MTU+1 and 16 MiB over
+     * real TCP (the in-memory pair of {@code ViDataTransferTest} runs the same sizes deterministically), with
+     * the CRC option on, at each reliability level (Unreliable: no RDMA Read, VIA).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ViReliabilityLevel.class)
+    void dataAtEverySizeOverTcp(ViReliabilityLevel level) throws Exception {
+        int mtu = ViDataTransferTest.MTU;
+        int max = 16 << 20;
+        VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(level).crcOption(true).mtu(mtu).build();
+        try (ViProvider provider = new ViProvider();
+             ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
+            ProtectionDomain pdB = new ProtectionDomain();
+            CompletionQueue cqB = new CompletionQueue();
+            ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
+            MemoryRegion recvB = region(pdB, max);
+            MemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            listener.register(SERVER, cfg, request -> b.accept(request));
+            ProtectionDomain pdA = new ProtectionDomain();
+            CompletionQueue cqA = new CompletionQueue();
+            ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
+            MemoryRegion srcA = region(pdA, max);
+            MemoryRegion dstA = region(pdA, max);
+            provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
+            long wr = 100;
+            for (int size : ViDataTransferTest.SIZES) {
+                byte[] data = pattern(size, size);
+                srcA.buffer().setBytes(0, data);
+                b.postRecv(RecvRequest.of(wr, recvB.all()));
+                a.postSend(SendRequest.send(wr + 1, srcA.segment(0, size)));
+                assertEquals(new ViCompletion(wr + 1, ViOpcode.SEND, ViStatus.SUCCESS, size, 0, false), take(cqA));
+                assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, 0, false), take(cqB),
+                        "Send of " + size);
+                assertArrayEquals(data, bytes(recvB, size), "Send of " + size);
+
+                b.postRecv(RecvRequest.of(wr + 2, recvB.segment(0, 0)));
+                a.postSend(SendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
+                        .withImmediate(size));
+                assertEquals(ViStatus.SUCCESS, take(cqA).status(), "RDMA Write of " + size);
+                ViCompletion imm = take(cqB);
+                assertEquals(ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, imm.opcode(), "RDMA Write of " + size);
+                assertEquals(size, imm.immediateData());
+                assertArrayEquals(data, bytes(rdmaB, size), "RDMA Write of " + size);
+
+                if (level != ViReliabilityLevel.UNRELIABLE) {
+                    dstA.buffer().setZero(0, max);
+                    a.postSend(SendRequest.rdmaRead(wr + 4, rdmaB.address(), rdmaB.handle(), dstA.segment(0, size)));
+                    assertEquals(new ViCompletion(wr + 4, ViOpcode.RDMA_READ, ViStatus.SUCCESS, size, 0, false),
+                            take(cqA), "RDMA Read of " + size);
+                    assertArrayEquals(data, bytes(dstA, size), "RDMA Read of " + size);
+                }
+                wr += 10;
+            }
+            a.disconnect();
+        } finally {
+            deregisterAll();
+        }
+    }
+
+    private static byte[] bytes(MemoryRegion r, int n) {
+        byte[] b = new byte[n];
+        r.buffer().getBytes(0, b);
+        return b;
     }
 
     @Test
