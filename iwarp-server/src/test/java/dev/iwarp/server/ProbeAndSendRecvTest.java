@@ -100,7 +100,8 @@ class ProbeAndSendRecvTest {
     @Test
     void sendRecvGetsEverySendEchoed() throws InterruptedException {
         StringWriter text = new StringWriter();
-        assertTrue(SendRecvCommand.run(clientStack, server.localAddress(), new ClientMpaOptions(), 100, 3, 65536,
+        assertTrue(SendRecvCommand.run(IwarpWire.client(clientStack, new ClientMpaOptions().settings(1, 1)), server.localAddress(),
+                false, 100, 3, 65536,
                 10_000, new PrintWriter(text, true)), text::toString);
         assertTrue(text.toString().contains("message 2: sent 100 octets, received 100 octets"), text::toString);
         assertTrue(text.toString().contains("3/3 messages of 100 octets answered"), text::toString);
@@ -115,7 +116,7 @@ class ProbeAndSendRecvTest {
                 IwarpStack.builder().threads(1).build(), true)) {
             StringWriter text = new StringWriter();
             // sendrecv's 16 octets are 'a'..'p': as an advertisement, a Read of 0x71727374 octets at STag 0x696a6b6c
-            assertTrue(SendRecvCommand.run(clientStack, echo.localAddress(), new ClientMpaOptions(), 16, 2, 65536,
+            assertTrue(SendRecvCommand.run(IwarpWire.client(clientStack), echo.localAddress(), false, 16, 2, 65536,
                     10_000, new PrintWriter(text, true)), text::toString);
             assertTrue(text.toString().contains("message 1: sent 16 octets, received 16 octets: "
                     + "6162636465666768696a6b6c6d6e6f70"), text::toString);
@@ -131,7 +132,8 @@ class ProbeAndSendRecvTest {
         ClientMpaOptions rev1 = new ClientMpaOptions();
         rev1.revision = 1;
         StringWriter text = new StringWriter();
-        assertTrue(SendRecvCommand.run(clientStack, server.localAddress(), rev1, 40, 1, 65536, 10_000,
+        assertTrue(SendRecvCommand.run(IwarpWire.client(clientStack, rev1.settings(1, 1)), server.localAddress(), false, 40, 1,
+                65536, 10_000,
                 new PrintWriter(text, true)), text::toString);
         assertTrue(text.toString().contains("MPA Rev 1,"), text::toString);
         assertEquals(1, ((IwarpWire.Connection) server.lastSession().connection()).queuePair().mpaParameters().revision());

@@ -59,6 +59,21 @@ class VitcpCommandsTest {
     }
 
     @Test
+    void sendRecvOverVitcp() throws Exception {
+        try (RpingServer s = server()) {
+            String addr = "127.0.0.1:" + s.localAddress().getPort();
+            Run run = run("sendrecv", addr, "--wire", "vitcp", "--size", "100", "--count", "3", "--crc");
+            assertEquals(0, run.code(), run.err() + run.out());
+            assertTrue(run.out().contains("VI/TCP Reliable Delivery, CRC on (ETHERNET_REFLECTED)"), run.out());
+            assertTrue(run.out().contains("message 2: sent 100 octets, received 100 octets"), run.out());
+            assertTrue(run.out().contains("3/3 messages of 100 octets answered"), run.out());
+            RpingSession session = s.lastSession();
+            assertTrue(session.awaitCounts(0, 0, 3, 10_000), session::toString);
+            assertEquals(3, session.echoes(), session::toString);
+        }
+    }
+
+    @Test
     void demoOverVitcp() {
         Run demo = run("demo", "--wire", "vitcp");
         assertEquals(0, demo.code(), demo.err() + demo.out());
