@@ -14,6 +14,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$ROOT/iwarp-server/src/test/wait-listening.sh"
 JAR=$(cd "$(dirname "${1:-$ROOT/iwarp-server/target/iwarp-server.jar}")" && pwd)/$(basename "${1:-iwarp-server.jar}")
 SIWVM_DIR=${SIWVM_DIR:-$ROOT/../shared/interop/siw-vm}
 OUT=${SIW_MATRIX_OUT:-$ROOT/target/siw-matrix}
@@ -59,8 +60,7 @@ start_serve() {  # start_serve NAME PORT [options]: our server on 127.0.0.1
   local name=$1 port=$2; shift 2
   java -jar "$JAR" serve --address 127.0.0.1 --port "$port" "$@" > "$DIR/$name.log" 2>&1 &
   PIDS+=($!); eval "PID_${name//-/_}=$!"
-  local i; for i in $(seq 100); do grep -q "listening on" "$DIR/$name.log" && return 0; sleep 0.2; done
-  echo "siw-matrix: serve $name did not start" >&2; cat "$DIR/$name.log" >&2; return 1
+  wait_listening $! "$DIR/$name.log" "siw-matrix: $name"
 }
 stop_serve() {  # stop_serve NAME: SIGTERM and wait for the clean shutdown line
   local pid; eval "pid=\$PID_${1//-/_}"; kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true

@@ -2,6 +2,7 @@
 # serve, ping and bench as separate processes on loopback, then SIGTERM: for CI after `mvn package`.
 # Usage: iwarp-server/src/test/run-jar-processes.sh [path/to/iwarp-server.jar] [port]
 set -euo pipefail
+. "$(dirname "$0")/wait-listening.sh"
 jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
 port="${2:-17174}"
 [ -f "$jar" ] || { echo "run-jar-processes: no jar at $jar (run mvn package first)" >&2; exit 2; }
@@ -9,12 +10,7 @@ log="$(mktemp)"
 java -jar "$jar" serve --address 127.0.0.1 --port "$port" 2>"$log" &
 serve=$!
 trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-    grep -q "listening on" "$log" && break
-    kill -0 $serve 2>/dev/null || { cat "$log"; echo "run-jar-processes: serve died" >&2; exit 1; }
-    sleep 0.2
-done
-grep -q "listening on" "$log" || { cat "$log"; echo "run-jar-processes: serve did not start" >&2; exit 1; }
+wait_listening $serve "$log" run-jar-processes
 
 out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" -C 5 -S 1000 -v)" || { echo "$out"; cat "$log"; exit 1; }
 echo "$out" | tail -1

@@ -3,6 +3,7 @@
 # loopback, then SIGTERM: for CI after `mvn package`.
 # Usage: iwarp-server/src/test/run-jar-vitcp.sh [path/to/iwarp-server.jar] [port]
 set -euo pipefail
+. "$(dirname "$0")/wait-listening.sh"
 jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
 port="${2:-17175}"
 [ -f "$jar" ] || { echo "run-jar-vitcp: no jar at $jar (run mvn package first)" >&2; exit 2; }
@@ -10,11 +11,7 @@ log="$(mktemp)"
 java -jar "$jar" serve --wire vitcp --address 127.0.0.1 --port "$port" --max-connections 4 2>"$log" &
 serve=$!
 trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-    grep -q "listening on" "$log" && break
-    kill -0 $serve 2>/dev/null || { cat "$log"; echo "run-jar-vitcp: serve died" >&2; exit 1; }
-    sleep 0.2
-done
+wait_listening $serve "$log" run-jar-vitcp
 grep -q "listening on.*VI/TCP" "$log" || { cat "$log"; echo "run-jar-vitcp: serve did not start" >&2; exit 1; }
 
 fail() { echo "$out"; cat "$log"; echo "run-jar-vitcp: $1" >&2; exit 1; }
