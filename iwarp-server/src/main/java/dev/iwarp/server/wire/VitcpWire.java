@@ -260,29 +260,40 @@ public final class VitcpWire {
         }
     }
 
-    private static final class Server implements ServerWire {
-        private final VitcpConfig config;
-        private final byte[] discriminator;
-        private final boolean requireCrc;
-        private final EventLoopGroup group;
-        private final ViProvider provider;
+    /** What both ends own: the discriminator, their own event loops and the VI provider over them. */
+    private abstract static class Side {
+        final byte[] discriminator;
+        final EventLoopGroup group;
+        final ViProvider provider;
 
-        Server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads) {
-            this.config = config;
+        Side(byte[] discriminator, int threads) {
             this.discriminator = discriminator.clone();
-            this.requireCrc = requireCrc;
             this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
             this.provider = new ViProvider(group);
         }
 
-        @Override
         public String name() {
             return "vitcp";
         }
 
-        @Override
         public WireDomain allocDomain() {
             return domain(new ProtectionDomain());
+        }
+
+        public void close() {
+            provider.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static final class Server extends Side implements ServerWire {
+        private final VitcpConfig config;
+        private final boolean requireCrc;
+
+        Server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads) {
+            super(discriminator, threads);
+            this.config = config;
+            this.requireCrc = requireCrc;
         }
 
         @Override
@@ -318,11 +329,6 @@ public final class VitcpWire {
                     + ", RDMA Read Window " + config.rdmaReadWindow();
         }
 
-        @Override
-        public void close() {
-            provider.close();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
     }
 
     private static final class Request implements WireConnectRequest {
@@ -353,27 +359,12 @@ public final class VitcpWire {
         }
     }
 
-    private static final class Client implements ClientWire {
+    private static final class Client extends Side implements ClientWire {
         private final VitcpConfig base;
-        private final byte[] discriminator;
-        private final EventLoopGroup group;
-        private final ViProvider provider;
 
         Client(VitcpConfig base, byte[] discriminator, int threads) {
+            super(discriminator, threads);
             this.base = base;
-            this.discriminator = discriminator.clone();
-            this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
-            this.provider = new ViProvider(group);
-        }
-
-        @Override
-        public String name() {
-            return "vitcp";
-        }
-
-        @Override
-        public WireDomain allocDomain() {
-            return domain(new ProtectionDomain());
         }
 
         @Override
@@ -401,10 +392,5 @@ public final class VitcpWire {
             }
         }
 
-        @Override
-        public void close() {
-            provider.close();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
     }
 }
