@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks;
 
+import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaSettings;
@@ -47,7 +48,7 @@ public final class LoopbackWriteThroughput {
             QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
             CompletionQueue cq = opts.sendCq();
             System.out.printf("transport %s, %s, message %d octets, depth %d, %d s%n", client.transport(),
-                    qp.mpaParameters(), size, depth, seconds);
+                    qp.connectionParameters().framing(MpaParameters.class), size, depth, seconds);
             long wr = 0;
             for (int i = 0; i < depth; i++) {
                 qp.postSend(SendRequest.rdmaWrite(wr++, srcMr.all(), targetMr.stag(), targetMr.iova()));

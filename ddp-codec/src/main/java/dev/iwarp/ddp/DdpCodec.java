@@ -1,6 +1,7 @@
 package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -9,7 +10,7 @@ import io.netty.handler.codec.MessageToMessageCodec;
 import java.util.List;
 
 /**
- * ULPDU ({@link ByteBuf}, one per MPA FPDU or other framing unit) to {@link DdpSegment} and back
+ * ULPDU ({@link ByteBuf}, one per MPA FPDU, IFT frame, SCTP message or other framing unit) to {@link DdpSegment} and back
  * (RFC 5041 §4). Decoding checks only what the header format defines (the ULPDU holds the header
  * its T bit announces); versions, STags, queues and offsets are the engine's to judge. The decoded
  * payload is a retained slice of the ULPDU; the encoded ULPDU is a composite of a small header
@@ -19,15 +20,23 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, DdpSegment segment, List<Object> out) {
-        ByteBuf header = ctx.alloc().buffer(segment.headerLength());
+        out.add(encode(segment, ctx.alloc()));
+    }
+
+    /**
+     * The ULPDU of one segment: its header followed by its payload (a composite holding its own
+     * reference to the payload; no copy). The caller keeps its reference to {@code segment} and owns
+     * the returned buffer.
+     */
+    public static ByteBuf encode(DdpSegment segment, ByteBufAllocator alloc) {
+        ByteBuf header = alloc.buffer(segment.headerLength());
         segment.encodeHeader(header);
         if (segment.payloadLength() == 0) {
-            out.add(header);
-            return;
+            return header;
         }
-        CompositeByteBuf ulpdu = ctx.alloc().compositeBuffer(2);
+        CompositeByteBuf ulpdu = alloc.compositeBuffer(2);
         ulpdu.addComponents(true, header, segment.content().retain());
-        out.add(ulpdu);
+        return ulpdu;
     }
 
     @Override

@@ -7,16 +7,16 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The Data Source's segmentation (RFC 5041 §5.2): cuts one ULP message into DDP segments whose
- * header plus payload fit MULPDU, with L=1 on exactly the last one and TO / MO advancing by the payload
- * octets before each segment. A zero-length message is one L=1 segment without payload. Every payload
- * is a retained slice of the message (no copy); segments go out in increasing TO / MO order.
+ * The Data Source's segmentation (RFC 5041 §5.2): makes {@link DdpOutboundMessage}s whose segments
+ * (header plus payload) fit MULPDU, asked of the lower layer once per message, with the stream's DDP
+ * version. Also keeps the transmit MSN of each untagged queue (first message MSN 1, wrapping modulo
+ * 2<sup>32</sup>; RFC 5041 §5.3). One instance per stream, confined to its event loop.
  *
- * <p>Also keeps the transmit MSN of each untagged queue (first message MSN 1, wrapping modulo
- * 2<sup>32</sup>). One instance per stream, confined to its event loop.
+ * <p>The {@code segment...} methods cut a whole message at once into a list, for tests and tools;
+ * a sender that respects backpressure takes the message and asks for one segment at a time.
  */
 public final class DdpSegmenter {
-    /** Largest QN for which {@link #segmentUntagged(int, int, int, ByteBuf, List)} keeps an MSN counter. */
+    /** Largest QN for which the segmenter keeps an MSN counter. */
     public static final int MAX_COUNTED_QN = 0xFFFF;
 
     private final MulpduSource mulpdu;
@@ -40,60 +40,84 @@ public final class DdpSegmenter {
         this.ddpVersion = ddpVersion;
     }
 
-    /**
-     * Segments a tagged message (RDMA Write, RDMA Read Response) for Data Sink {@code stag} starting at
-     * {@code to}. Ownership: each segment holds its own reference to its payload (a retained slice of
-     * {@code message}'s readable octets); the caller keeps its reference to {@code message} and its
-     * indices are not changed.
-     *
-     * @return the number of segments added to {@code out}
-     * @throws IllegalStateException    if MULPDU leaves no room for payload after the 14-octet header
-     * @throws IllegalArgumentException if the message would run past TO 2<sup>64</sup>−1
-     */
-    public int segmentTagged(int rsvdUlp, int stag, long to, ByteBuf message, List<? super DdpTaggedSegment> out) {
-        int length = message.readableBytes();
-        if (length > 0 && Long.compareUnsigned(to + length - 1, to) < 0) {
-            throw new IllegalArgumentException(String.format("TO 0x%016x + %d wraps", to, length));
-        }
-        int max = maxPayload(DdpTaggedSegment.HEADER_LENGTH);
-        int start = message.readerIndex();
-        int offset = 0;
-        int count = 0;
-        do {
-            int n = Math.min(max, length - offset);
-            boolean last = offset + n == length;
-            out.add(new DdpTaggedSegment(last, ddpVersion, rsvdUlp, stag, to + offset,
-                    message.retainedSlice(start + offset, n)));
-            offset += n;
-            count++;
-        } while (offset < length);
-        return count;
+    /** DV of every segment this segmenter makes. */
+    public int ddpVersion() {
+        return ddpVersion;
     }
 
     /**
-     * Segments an untagged message (Send variants, Read Request, Terminate) on queue {@code qn} with the
-     * given MSN. Ownership as for {@link #segmentTagged}.
+     * A tagged message (RDMA Write, RDMA Read Response) for Data Sink {@code stag} starting at
+     * {@code to}. Takes ownership of {@code payload} (its readable octets are the message).
+     *
+     * @throws IllegalStateException    if MULPDU leaves no room for payload after the 14-octet header
+     * @throws IllegalArgumentException if the message would run past TO 2<sup>64</sup>−1
+     */
+    public DdpOutboundMessage tagged(int rsvdUlp, int stag, long to, ByteBuf payload) {
+        try {
+            int length = payload.readableBytes();
+            if (length > 0 && Long.compareUnsigned(to + length - 1, to) < 0) {
+                throw new IllegalArgumentException(String.format("TO 0x%016x + %d wraps", to, length));
+            }
+            return DdpOutboundMessage.tagged(ddpVersion, rsvdUlp, stag, to, payload,
+                    maxPayload(DdpTaggedSegment.HEADER_LENGTH));
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+    }
+
+    /**
+     * An untagged message (Send variants, Read Request, Terminate, ...) on queue {@code qn}, taking
+     * the queue's next transmit MSN. Takes ownership of {@code payload}.
      *
      * @param rsvdUlp2 RsvdULP[8:39] (RDMAP's Invalidate STag, or 0)
-     * @return the number of segments added to {@code out}
-     * @throws IllegalStateException if MULPDU leaves no room for payload after the 18-octet header
+     * @throws IllegalStateException    if MULPDU leaves no room for payload after the 18-octet header
+     * @throws IllegalArgumentException if {@code qn} is not in 0..{@value #MAX_COUNTED_QN}
+     */
+    public DdpOutboundMessage untagged(int rsvdUlp, int rsvdUlp2, int qn, ByteBuf payload) {
+        UntaggedMsnCounter counter;
+        try {
+            counter = counter(qn);
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+        DdpOutboundMessage m = untagged(rsvdUlp, rsvdUlp2, qn, counter.peek(), payload);
+        counter.next();
+        return m;
+    }
+
+    /** As {@link #untagged(int, int, int, ByteBuf)} with an explicit MSN; no counter moves. */
+    public DdpOutboundMessage untagged(int rsvdUlp, int rsvdUlp2, int qn, int msn, ByteBuf payload) {
+        int max;
+        try {
+            max = maxPayload(DdpUntaggedSegment.HEADER_LENGTH);
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+        return DdpOutboundMessage.untagged(ddpVersion, rsvdUlp, rsvdUlp2, qn, msn, payload, max);
+    }
+
+    /**
+     * Segments a whole tagged message into {@code out}. The caller keeps its reference to
+     * {@code message} (each segment holds its own retained slice) and its indices do not move.
+     *
+     * @return the number of segments added
+     */
+    public int segmentTagged(int rsvdUlp, int stag, long to, ByteBuf message, List<? super DdpTaggedSegment> out) {
+        return drain(tagged(rsvdUlp, stag, to, message.retainedDuplicate()), out);
+    }
+
+    /**
+     * Segments a whole untagged message with the given MSN into {@code out}; ownership as for
+     * {@link #segmentTagged}.
+     *
+     * @return the number of segments added
      */
     public int segmentUntagged(int rsvdUlp, int rsvdUlp2, int qn, int msn, ByteBuf message,
                                List<? super DdpUntaggedSegment> out) {
-        int length = message.readableBytes();
-        int max = maxPayload(DdpUntaggedSegment.HEADER_LENGTH);
-        int start = message.readerIndex();
-        int offset = 0;
-        int count = 0;
-        do {
-            int n = Math.min(max, length - offset);
-            boolean last = offset + n == length;
-            out.add(new DdpUntaggedSegment(last, ddpVersion, rsvdUlp, rsvdUlp2, qn, msn, offset,
-                    message.retainedSlice(start + offset, n)));
-            offset += n;
-            count++;
-        } while (offset < length);
-        return count;
+        return drain(untagged(rsvdUlp, rsvdUlp2, qn, msn, message.retainedDuplicate()), out);
     }
 
     /**
@@ -101,15 +125,22 @@ public final class DdpSegmenter {
      * MSN (1 for its first message).
      *
      * @return the MSN used
-     * @throws IllegalArgumentException if {@code qn} is not in 0..{@value #MAX_COUNTED_QN}
      */
     public int segmentUntagged(int rsvdUlp, int rsvdUlp2, int qn, ByteBuf message,
                                List<? super DdpUntaggedSegment> out) {
-        UntaggedMsnCounter counter = counter(qn);
-        int msn = counter.peek();
-        segmentUntagged(rsvdUlp, rsvdUlp2, qn, msn, message, out);
-        counter.next();
-        return msn;
+        DdpOutboundMessage m = untagged(rsvdUlp, rsvdUlp2, qn, message.retainedDuplicate());
+        drain(m, out);
+        return m.msn();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int drain(DdpOutboundMessage m, List<?> out) {
+        int count = 0;
+        while (m.hasNextSegment()) {
+            ((List<Object>) out).add(m.nextSegment());
+            count++;
+        }
+        return count;
     }
 
     /**

@@ -8,42 +8,51 @@ import dev.iwarp.verbs.QueuePair;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-/** How {@link IwarpStack#connect} builds a queue pair and starts MPA as Initiator. Immutable. */
+/** How {@link IwarpStack#connect} builds a queue pair and which framing it starts. Immutable. */
 public final class ConnectOptions {
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
-    private final MpaSettings mpa;
+    private final Framing framing;
     private final Consumer<QueuePair> beforeStartup;
 
-    private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, MpaSettings mpa,
+    private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, Framing framing,
                            Consumer<QueuePair> beforeStartup) {
         this.pd = Objects.requireNonNull(pd, "pd");
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.mpa = mpa;
+        this.framing = framing;
         this.beforeStartup = beforeStartup;
     }
 
-    /** Defaults: MPA {@link MpaSettings#defaults()}, a new send and a new receive completion queue. */
+    /** Defaults: MPA with {@link MpaSettings#defaults()}, a new send and a new receive completion queue. */
     public static ConnectOptions of(ProtectionDomain pd) {
-        return new ConnectOptions(pd, new CompletionQueue(), new CompletionQueue(), MpaSettings.defaults(), qp -> { });
+        return new ConnectOptions(pd, new CompletionQueue(), new CompletionQueue(), MpaFraming.of(MpaSettings.defaults()),
+                qp -> { });
     }
 
+    /** The framing to start (MPA, or the later IFT and SCTP framings). */
+    public ConnectOptions framing(Framing framing) {
+        return new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(framing), beforeStartup);
+    }
+
+    /** MPA with these settings: shorthand for {@code framing(MpaFraming.of(settings))}. */
     public ConnectOptions mpa(MpaSettings settings) {
-        return new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(settings), beforeStartup);
+        return framing(MpaFraming.of(settings));
     }
 
     public ConnectOptions completionQueues(CompletionQueue send, CompletionQueue recv) {
-        return new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv), mpa, beforeStartup);
+        return new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv), framing,
+                beforeStartup);
     }
 
     /**
-     * Called with the new queue pair before MPA starts: post the receives the peer's first messages
-     * need here (with a Rev 1 fallback this runs again for the second attempt's queue pair).
+     * Called with the new queue pair before the framing starts: post the receives the peer's first
+     * messages need here (when the framing retries, e.g. MPA's Rev 1 fallback, this runs again for
+     * the second attempt's queue pair).
      */
     public ConnectOptions beforeStartup(Consumer<QueuePair> callback) {
-        return new ConnectOptions(pd, sendCq, recvCq, mpa, Objects.requireNonNull(callback));
+        return new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback));
     }
 
     public ProtectionDomain pd() {
@@ -58,8 +67,8 @@ public final class ConnectOptions {
         return recvCq;
     }
 
-    public MpaSettings mpa() {
-        return mpa;
+    public Framing framing() {
+        return framing;
     }
 
     Consumer<QueuePair> beforeStartupCallback() {

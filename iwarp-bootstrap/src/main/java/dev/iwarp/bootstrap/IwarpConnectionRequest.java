@@ -1,41 +1,70 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.mpa.MpaConnectRequest;
-import dev.iwarp.mpa.MpaStartupFrame;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaEngine;
 import io.netty.channel.Channel;
 
+import java.util.Objects;
+
 /**
- * An incoming iWARP connection whose MPA Request is valid: accept it with a protection domain and
- * completion queues (and reply Private Data), or reject it. Either may be called from any thread.
+ * An incoming iWARP connection whose framing startup so far is valid (over MPA: a valid MPA
+ * Request): accept it with a protection domain and completion queues (and reply private data), or
+ * reject it. Either may be called from any thread, exactly once.
  */
 public final class IwarpConnectionRequest {
-    private final MpaConnectRequest mpa;
 
-    IwarpConnectionRequest(MpaConnectRequest mpa) {
-        this.mpa = mpa;
+    /** What a framing's adapter supplies: the request as received, and how to answer it. */
+    interface Answer {
+        /** The Initiator's private data (empty when the framing carries none). */
+        byte[] privateData();
+
+        /** The framing's own view of the request (over MPA: the {@code MpaStartupFrame}). */
+        Object request();
+
+        /** Completes startup; {@code ird} and {@code ord} of -1 mean the listener's settings. */
+        void accept(byte[] replyPrivateData, int ird, int ord);
+
+        /** Refuses the connection in the framing's way (over MPA: a Reply with R=1). */
+        void reject(byte[] replyPrivateData);
+    }
+
+    private final Channel channel;
+    private final Answer answer;
+
+    IwarpConnectionRequest(Channel channel, Answer answer) {
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.answer = Objects.requireNonNull(answer, "answer");
     }
 
     public Channel channel() {
-        return mpa.channel();
+        return channel;
     }
 
-    /** The Initiator's ULP Private Data. */
+    /** The Initiator's ULP private data (empty when the framing carries none). A copy. */
     public byte[] privateData() {
-        return mpa.privateData();
+        return answer.privateData();
     }
 
-    /** The whole MPA Request (revision, CRC and marker wishes, IRD/ORD). */
-    public MpaStartupFrame request() {
-        return mpa.request();
+    /**
+     * The framing's own view of the request, e.g. {@code request(MpaStartupFrame.class)} for the MPA
+     * Request with its revision, CRC and marker wishes and IRD/ORD.
+     *
+     * @throws IllegalStateException when the connection runs over another framing
+     */
+    public <T> T request(Class<T> type) {
+        Object r = answer.request();
+        if (!type.isInstance(r)) {
+            throw new IllegalStateException("the request is a " + r.getClass().getSimpleName() + ", not a "
+                    + type.getSimpleName());
+        }
+        return type.cast(r);
     }
 
     /**
      * Accepts: creates the queue pair (post its first receives right away, before the peer's first
-     * Send can arrive) and sends the MPA Reply.
+     * Send can arrive) and completes the framing's startup (over MPA: sends the Reply).
      */
     public QueuePair accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, byte[] replyPrivateData) {
         return accept(pd, sendCq, recvCq, replyPrivateData, -1, -1);
@@ -43,19 +72,20 @@ public final class IwarpConnectionRequest {
 
     /**
      * As {@link #accept(ProtectionDomain, CompletionQueue, CompletionQueue, byte[])} with this
-     * connection's IRD and ORD for the RFC 6581 negotiation (-1: the listener's settings).
+     * connection's IRD and ORD (-1: the listener's settings), for framings that negotiate them (MPA
+     * Rev 2, RFC 6581).
      */
     public QueuePair accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, byte[] replyPrivateData,
                             int ird, int ord) {
         RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
-        mpa.channel().pipeline().addAfter(IwarpPipeline.DDP, IwarpPipeline.RDMAP, engine);
-        mpa.accept(replyPrivateData, ird, ord);
+        IwarpPipeline.addEngine(channel.pipeline(), engine);
+        answer.accept(replyPrivateData, ird, ord);
         return engine.queuePair();
     }
 
-    /** Rejects with an MPA Reply R=1 and this Private Data, then closes the connection. */
+    /** Rejects (over MPA: a Reply with R=1 and this private data), then closes the connection. */
     public void reject(byte[] replyPrivateData) {
-        mpa.reject(replyPrivateData);
-        mpa.channel().eventLoop().execute(() -> mpa.channel().close());
+        answer.reject(replyPrivateData);
+        channel.eventLoop().execute(channel::close);
     }
 }

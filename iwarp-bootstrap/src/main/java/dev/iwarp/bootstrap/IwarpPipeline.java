@@ -4,27 +4,63 @@ import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.mpa.MpaStartupHandler;
+import dev.iwarp.verbs.RdmaEngine;
 import io.netty.channel.ChannelPipeline;
 
+import java.util.function.Consumer;
+
 /**
- * Installs the iWARP handlers in a pipeline: MPA startup (which becomes the FPDU framer), the DDP
- * codec, and, when the queue pair is known, the RDMAP engine. Use it from your own
- * {@code ChannelInitializer} to run iWARP inside an existing Netty server.
+ * Installs the iWARP handlers in a pipeline: a framing's startup handler (which becomes its framer)
+ * and contract adapter, the DDP codec, and, when the queue pair is known, the RDMAP engine. Use it
+ * from your own {@code ChannelInitializer} to run iWARP inside an existing Netty server.
+ *
+ * <pre>
+ *  [framing startup -&gt; framer] [llp adapter] [ddp] [rdmap]
+ * </pre>
  */
 public final class IwarpPipeline {
     /** Handler names. */
     public static final String MPA = "mpa";
+    /** The adapter between a framing and DDP's lower-layer contract. */
+    public static final String LLP = "llp";
     public static final String DDP = "ddp";
     public static final String RDMAP = "rdmap";
 
     private IwarpPipeline() {
     }
 
-    /** Adds MPA startup (for {@code role}) and the DDP codec at the end of the pipeline. */
-    public static MpaStartupHandler addFraming(ChannelPipeline p, MpaRole role, MpaSettings settings) {
-        MpaStartupHandler mpa = new MpaStartupHandler(role, settings);
-        p.addLast(MPA, mpa);
+    /** Adds {@code framing}'s handlers for the connecting side and the DDP codec at the end of the pipeline. */
+    public static void addInitiator(ChannelPipeline p, Framing framing) {
+        framing.addInitiator(p);
         p.addLast(DDP, new DdpCodec());
-        return mpa;
+    }
+
+    /**
+     * Adds {@code framing}'s handlers for the accepting side and the DDP codec; every valid incoming
+     * startup reaches {@code onRequest} (with {@code null}, the framing's own request event travels on).
+     */
+    public static void addResponder(ChannelPipeline p, Framing framing, Consumer<IwarpConnectionRequest> onRequest) {
+        framing.addResponder(p, onRequest);
+        p.addLast(DDP, new DdpCodec());
+    }
+
+    /** Adds the RDMAP engine right after the DDP codec. */
+    public static void addEngine(ChannelPipeline p, RdmaEngine engine) {
+        p.addAfter(DDP, RDMAP, engine);
+    }
+
+    /**
+     * MPA for {@code role} and the DDP codec at the end of the pipeline; a Responder's
+     * {@code MpaConnectRequest} travels on up the pipeline for your handler to accept (then add the
+     * engine with {@link #addEngine}).
+     */
+    public static MpaStartupHandler addFraming(ChannelPipeline p, MpaRole role, MpaSettings settings) {
+        MpaFraming mpa = MpaFraming.of(settings);
+        if (role == MpaRole.INITIATOR) {
+            addInitiator(p, mpa);
+        } else {
+            addResponder(p, mpa, null);
+        }
+        return (MpaStartupHandler) p.get(MPA);
     }
 }

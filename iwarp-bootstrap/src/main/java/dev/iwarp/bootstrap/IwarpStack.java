@@ -1,8 +1,5 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.mpa.MpaConnectRequest;
-import dev.iwarp.mpa.MpaRevisionRefusedException;
-import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
@@ -11,9 +8,9 @@ import dev.iwarp.verbs.RdmaEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -32,8 +29,8 @@ import java.util.function.Consumer;
 
 /**
  * The entry point of the verbs API over real TCP: a software RNIC ({@link RdmaDevice}), event
- * loops, and client and server bootstraps that compose transport, MPA startup, framer, DDP and the
- * RDMAP engine.
+ * loops, and client and server bootstraps that compose transport, a {@link Framing} (MPA by default),
+ * DDP and the RDMAP engine.
  *
  * <pre>{@code
  * IwarpStack stack = IwarpStack.builder().build();
@@ -73,8 +70,9 @@ public final class IwarpStack implements AutoCloseable {
     }
 
     /**
-     * Connects as MPA Initiator. With {@link MpaSettings#rev1Fallback()} a peer that closes on our
-     * Rev 2 Request is tried again with Rev 1 on a new TCP connection (RFC 6581 §5).
+     * Connects and starts the options' framing as Initiator (MPA by default). When startup fails in a
+     * way the framing can retry (MPA with {@link MpaSettings#rev1Fallback()}: a peer that closes on
+     * our Rev 2 Request), the framing it names is tried once on a new connection (RFC 6581 §5).
      */
     public Future<QueuePair> connect(SocketAddress remote, ConnectOptions options) {
         Promise<QueuePair> result = GlobalEventExecutor.INSTANCE.newPromise();
@@ -91,7 +89,7 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
-                        IwarpPipeline.addFraming(ch.pipeline(), MpaRole.INITIATOR, options.mpa());
+                        IwarpPipeline.addInitiator(ch.pipeline(), options.framing());
                         ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
                     }
                 }).connect(remote);
@@ -104,11 +102,13 @@ public final class IwarpStack implements AutoCloseable {
                 if (e.isSuccess()) {
                     result.trySuccess(engine.queuePair());
                 } else {
-                    // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us
-                    cf.channel().close();
-                    if (first && e.cause() instanceof MpaRevisionRefusedException && options.mpa().rev1Fallback()) {
-                        LOG.info("{} refused MPA Rev 2; retrying with Rev 1", remote);
-                        attempt(remote, options.mpa(options.mpa().toBuilder().revision(1).build()), result, false);
+                    // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us;
+                    // what the framing still sends on failure (RFC 6581 errors 6, 7: a Terminate) goes first
+                    closeAfterPendingWrites(cf.channel());
+                    Framing retry = first ? options.framing().retryAfter(e.cause()) : null;
+                    if (retry != null) {
+                        LOG.info("{} refused {}; retrying with {}", remote, options.framing().name(), retry.name());
+                        attempt(remote, options.framing(retry), result, false);
                     } else {
                         result.tryFailure(e.cause());
                     }
@@ -118,11 +118,21 @@ public final class IwarpStack implements AutoCloseable {
     }
 
     /**
-     * Listens as MPA Responder; {@code onRequest} receives every valid MPA Request and must accept
-     * or reject it (from any thread).
+     * Listens as MPA Responder: shorthand for {@code listen(local, MpaFraming.of(settings), onRequest)}.
      */
     public Channel listen(SocketAddress local, MpaSettings settings, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
+        return listen(local, MpaFraming.of(settings), onRequest);
+    }
+
+    /**
+     * Listens with {@code framing} as Responder; {@code onRequest} receives every connection whose
+     * startup is valid so far (over MPA: every valid MPA Request) and must accept or reject it (from
+     * any thread).
+     */
+    public Channel listen(SocketAddress local, Framing framing, Consumer<IwarpConnectionRequest> onRequest)
+            throws InterruptedException {
+        Objects.requireNonNull(framing);
         Objects.requireNonNull(onRequest);
         return new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -130,19 +140,21 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
-                        IwarpPipeline.addFraming(ch.pipeline(), MpaRole.RESPONDER, settings);
-                        ch.pipeline().addLast("iwarp-accept", new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                if (evt instanceof MpaConnectRequest) {
-                                    onRequest.accept(new IwarpConnectionRequest((MpaConnectRequest) evt));
-                                } else {
-                                    ctx.fireUserEventTriggered(evt);
-                                }
-                            }
-                        });
+                        IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
                     }
                 }).bind(local).sync().channel();
+    }
+
+    /**
+     * Closes {@code ch} once the framing's failure handling has run and what it wrote is on the wire:
+     * an empty buffer written at the head completes after everything written before it.
+     */
+    private static void closeAfterPendingWrites(Channel ch) {
+        ch.eventLoop().execute(() -> {
+            if (ch.isOpen()) {
+                ch.pipeline().firstContext().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+        });
     }
 
     @Override

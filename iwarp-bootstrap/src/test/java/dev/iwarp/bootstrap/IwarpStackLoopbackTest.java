@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
@@ -104,7 +105,7 @@ class IwarpStackLoopbackTest {
         MemoryRegion sink = cpd.register(buffer(Math.max(size, 1), 0), Access.LOCAL_WRITE);
         ConnectOptions opts = ConnectOptions.of(cpd).mpa(MpaSettings.builder().crc(crc).build());
         QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
-        assertEquals(crc, qp.mpaParameters().crc());
+        assertEquals(crc, qp.connectionParameters().framing(MpaParameters.class).crc());
 
         qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, size), target.stag(), target.iova()));
         qp.postSend(SendRequest.rdmaRead(2, sink.slice(0, size), target.stag(), target.iova()));
@@ -209,7 +210,7 @@ class IwarpStackLoopbackTest {
         IwarpStack client = stack(Transport.NIO);
         ProtectionDomain cpd = client.allocPd();
         QueuePair qp = client.connect(server.localAddress(), ConnectOptions.of(cpd)).get(10, TimeUnit.SECONDS);
-        assertArrayEquals("welcome".getBytes(), qp.mpaParameters().peerPrivateData());
+        assertArrayEquals("welcome".getBytes(), qp.connectionParameters().peerPrivateData());
         MemoryRegion src = cpd.register(buffer(64, 3), Access.LOCAL_WRITE);
         qp.postSend(SendRequest.send(1, src.slice(0, 48)));
         Completion c = take(recvCq);
@@ -239,8 +240,8 @@ class IwarpStackLoopbackTest {
         MemoryRegion result = cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
         ConnectOptions opts = ConnectOptions.of(cpd).mpa(MpaSettings.builder().crc(crc).markers(markersI).build());
         QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
-        assertEquals(markersR, qp.mpaParameters().markersTx());
-        assertEquals(markersI, qp.mpaParameters().markersRx());
+        assertEquals(markersR, qp.connectionParameters().framing(MpaParameters.class).markersTx());
+        assertEquals(markersI, qp.connectionParameters().framing(MpaParameters.class).markersRx());
         MemoryRegion invalidated = spd.register(buffer(8, 0), Access.REMOTE_WRITE);
         qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, 70000), target.stag(), target.iova()));
         qp.postSend(SendRequest.send(2, src.slice(0, 5000)).solicited());
@@ -282,10 +283,10 @@ class IwarpStackLoopbackTest {
                 ConnectOptions.of(client.allocPd()).mpa(MpaSettings.builder().ird(8).ord(8).build()))
                 .get(10, TimeUnit.SECONDS);
         // RFC 6581 §3: our ORD is lowered to the Responder's IRD 2; the Responder's ORD 3 fits our IRD 8
-        assertEquals(2, qp.mpaParameters().ord());
-        assertEquals(8, qp.mpaParameters().ird());
-        assertEquals(2, qp.mpaParameters().peerIrd());
-        assertEquals(3, qp.mpaParameters().peerOrd());
+        assertEquals(2, qp.connectionParameters().ord());
+        assertEquals(8, qp.connectionParameters().ird());
+        assertEquals(2, qp.connectionParameters().framing(MpaParameters.class).peerIrd());
+        assertEquals(3, qp.connectionParameters().framing(MpaParameters.class).peerOrd());
         listener.close().sync();
     }
 }

@@ -1,5 +1,6 @@
 package dev.iwarp.server;
 
+import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.IwarpWire;
@@ -157,7 +158,7 @@ final class ProbeCommand implements Callable<Integer> {
                 out.println("result: FAIL: interrupted");
                 return EXIT_NO_REACTION;
             }
-            out.println("connected: " + IwarpWire.describe(qp.mpaParameters()));
+            out.println("connected: " + IwarpWire.describe(qp.connectionParameters().framing(MpaParameters.class)));
             if (c == Case.MARKERS) {
                 return markersAccepted(qp, out);
             }
@@ -209,7 +210,7 @@ final class ProbeCommand implements Callable<Integer> {
     }
 
     private static int markersAccepted(QueuePair qp, PrintWriter out) {
-        boolean ok = qp.mpaParameters().markersRx();
+        boolean ok = qp.connectionParameters().framing(MpaParameters.class).markersRx();
         qp.channel().close().awaitUninterruptibly();
         if (ok) {
             out.println("result: AS-RFC: the peer accepted M=1 and inserts markers toward us");

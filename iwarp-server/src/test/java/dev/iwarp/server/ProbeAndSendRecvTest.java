@@ -136,7 +136,7 @@ class ProbeAndSendRecvTest {
                 65536, 10_000,
                 new PrintWriter(text, true)), text::toString);
         assertTrue(text.toString().contains("MPA Rev 1,"), text::toString);
-        assertEquals(1, ((IwarpWire.Connection) server.lastSession().connection()).queuePair().mpaParameters().revision());
+        assertEquals(1, ((IwarpWire.Connection) server.lastSession().connection()).mpaParameters().revision());
 
         ClientMpaOptions p2p = new ClientMpaOptions();
         p2p.p2p = java.util.List.of("read");

@@ -101,7 +101,7 @@ class ServeAndPingTest {
             MemoryRegion dst = pd.register(dstMem, Access.LOCAL_WRITE);
             ConnectOptions opts = ConnectOptions.of(pd).mpa(RpingClient.rpingSettings(true));
             QueuePair qp = clientStack.connect(server.localAddress(), opts).get(10, TimeUnit.SECONDS);
-            assertTrue(qp.mpaParameters().crc());
+            assertTrue(qp.connectionParameters().framing(MpaParameters.class).crc());
             for (int len : new int[] {1000, 5, 17}) {
                 qp.postRecv(RecvRequest.of(len, dst.all()));
                 qp.postSend(SendRequest.send(len, src.slice(0, len)));

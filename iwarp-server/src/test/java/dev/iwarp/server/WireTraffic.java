@@ -396,11 +396,11 @@ public final class WireTraffic {
                 check(sqp != null, "server accepted");
                 x.clientPort = ((InetSocketAddress) qp.channel().localAddress()).getPort();
                 x.serverPort = ((InetSocketAddress) listener.localAddress()).getPort();
-                MpaParameters p = qp.mpaParameters();
+                MpaParameters p = qp.connectionParameters().framing(MpaParameters.class);
                 check(p.revision() == v.revision() && p.crc() == v.crc() && p.markersTx() == v.markersToServer()
                         && p.markersRx() == v.markersToClient() && p.rtrType() == v.rtr(), "negotiated " + p);
                 int mulpduC2s = p.mulpdu();
-                int mulpduS2c = sqp.mpaParameters().mulpdu();
+                int mulpduS2c = sqp.connectionParameters().framing(MpaParameters.class).mulpdu();
 
                 // ---- startup (RFC 5044 §7.1; the Reply echoes C and the Request's Rev; RFC 6581 §3 IRD/ORD)
                 x.startup(true, v.markersToClient(), v.crc(), requestPd, IRD, ORD, v.rtr() != null,

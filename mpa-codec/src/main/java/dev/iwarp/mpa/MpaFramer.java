@@ -3,8 +3,11 @@ package dev.iwarp.mpa;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.EncoderException;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
@@ -12,7 +15,6 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -85,7 +87,10 @@ public class MpaFramer extends MpaDuplexDecoder {
 
     private boolean txHeld;
     private boolean flushWhileHeld;
-    private ArrayDeque<HeldWrite> held;
+    /** FPDUs held by rule 4; they count toward the channel's writability. */
+    private PendingWriteQueue held;
+    private ChannelHandlerContext ctx;
+    private boolean closing;
 
     /** A framer for the parameters a {@link MpaStartupHandler} negotiated. */
     public MpaFramer(MpaParameters parameters) {
@@ -136,6 +141,27 @@ public class MpaFramer extends MpaDuplexDecoder {
     /** Whether outbound FPDUs are still held by rule 4. */
     public boolean isTxHeld() {
         return txHeld;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        super.handlerAdded(ctx);
+    }
+
+    /**
+     * Graceful close: flushes the FPDUs written so far, then closes the connection once they are on
+     * the wire, without producing an empty FPDU (RFC 5040 §6.2.1 over MPA: a FIN after the last
+     * complete FPDU). FPDUs still held by rule 4 never leave. Call on the event loop; idempotent.
+     */
+    public void closeAfterFlush() {
+        if (closing || ctx == null) {
+            return;
+        }
+        closing = true;
+        flush(ctx);
+        // an empty buffer written below the framer completes after everything written before it
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 
     /**
@@ -329,9 +355,9 @@ public class MpaFramer extends MpaDuplexDecoder {
         ByteBuf ulpdu = (ByteBuf) msg;
         if (txHeld) {
             if (held == null) {
-                held = new ArrayDeque<>();
+                held = new PendingWriteQueue(ctx);
             }
-            held.add(new HeldWrite(ulpdu, promise));
+            held.add(ulpdu, promise);
             return;
         }
         writeFpdu(ctx, ulpdu, promise);
@@ -454,12 +480,14 @@ public class MpaFramer extends MpaDuplexDecoder {
 
     private void releaseHeldWrites(ChannelHandlerContext ctx) {
         txHeld = false;
-        if (held != null) {
-            HeldWrite w;
-            while ((w = held.poll()) != null) {
-                writeFpdu(ctx, w.ulpdu, w.promise);
+        PendingWriteQueue q = held;
+        held = null;
+        if (q != null) {
+            Object ulpdu;
+            while ((ulpdu = q.current()) != null) {
+                ReferenceCountUtil.retain(ulpdu); // remove() releases the queue's reference
+                writeFpdu(ctx, (ByteBuf) ulpdu, q.remove());
             }
-            held = null;
         }
         if (flushWhileHeld) {
             flushWhileHeld = false;
@@ -468,24 +496,10 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     private void failHeldWrites(Throwable cause) {
-        if (held == null) {
-            return;
-        }
-        HeldWrite w;
-        while ((w = held.poll()) != null) {
-            ReferenceCountUtil.release(w.ulpdu);
-            w.promise.tryFailure(cause);
-        }
+        PendingWriteQueue q = held;
         held = null;
-    }
-
-    private static final class HeldWrite {
-        final ByteBuf ulpdu;
-        final ChannelPromise promise;
-
-        HeldWrite(ByteBuf ulpdu, ChannelPromise promise) {
-            this.ulpdu = ulpdu;
-            this.promise = promise;
+        if (q != null) {
+            q.removeAndFailAll(cause);
         }
     }
 }

@@ -281,8 +281,11 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             MpaFramer framer = installFramer(ctx, params);
             ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
             ByteBuf terminate = factory.terminateUlpdu(ctx.alloc(), e.errorCode());
-            framer.write(framerCtx, terminate, framerCtx.newPromise());
+            ChannelPromise sent = framerCtx.newPromise();
+            framer.write(framerCtx, terminate, sent);
             framer.flush(framerCtx);
+            sent.addListener(f -> ctx.close()); // close once the Terminate is on the wire, not before
+            return;
         }
         ctx.close();
     }

@@ -39,4 +39,9 @@ public final class RdmapControl {
     public static int encode(RdmapOpcode opcode) {
         return encode(RDMAP_VERSION_1, opcode.value());
     }
+
+    /** The control octet of a message type for a stream's RDMAP version (0 on an RDMAC stream, else 1). */
+    public static int encode(int version, RdmapOpcode opcode) {
+        return encode(version, opcode.value());
+    }
 }

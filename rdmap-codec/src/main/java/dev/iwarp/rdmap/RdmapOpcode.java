@@ -7,17 +7,32 @@ package dev.iwarp.rdmap;
  */
 public enum RdmapOpcode {
     RDMA_WRITE(0x0, "RDMA Write", true, -1, false, false, false),
-    RDMA_READ_REQUEST(0x1, "RDMA Read Request", false, 1, false, false, true),
+    RDMA_READ_REQUEST(0x1, "RDMA Read Request", false, Queues.READ_REQUEST, false, false, true),
     RDMA_READ_RESPONSE(0x2, "RDMA Read Response", true, -1, false, false, false),
-    SEND(0x3, "Send", false, 0, false, false, false),
-    SEND_WITH_INVALIDATE(0x4, "Send with Invalidate", false, 0, false, true, false),
-    SEND_WITH_SE(0x5, "Send with SE", false, 0, true, false, false),
-    SEND_WITH_SE_AND_INVALIDATE(0x6, "Send with SE and Invalidate", false, 0, true, true, false),
-    TERMINATE(0x7, "Terminate", false, 2, false, false, true),
-    IMMEDIATE_DATA(0x8, "Immediate Data", false, 0, false, false, true),
-    IMMEDIATE_DATA_WITH_SE(0x9, "Immediate Data with SE", false, 0, true, false, true),
-    ATOMIC_REQUEST(0xA, "Atomic Request", false, 1, false, false, true),
-    ATOMIC_RESPONSE(0xB, "Atomic Response", false, 3, false, false, true);
+    SEND(0x3, "Send", false, Queues.SEND, false, false, false),
+    SEND_WITH_INVALIDATE(0x4, "Send with Invalidate", false, Queues.SEND, false, true, false),
+    SEND_WITH_SE(0x5, "Send with SE", false, Queues.SEND, true, false, false),
+    SEND_WITH_SE_AND_INVALIDATE(0x6, "Send with SE and Invalidate", false, Queues.SEND, true, true, false),
+    TERMINATE(0x7, "Terminate", false, Queues.TERMINATE, false, false, true),
+    IMMEDIATE_DATA(0x8, "Immediate Data", false, Queues.SEND, false, false, true),
+    IMMEDIATE_DATA_WITH_SE(0x9, "Immediate Data with SE", false, Queues.SEND, true, false, true),
+    ATOMIC_REQUEST(0xA, "Atomic Request", false, Queues.READ_REQUEST, false, false, true),
+    ATOMIC_RESPONSE(0xB, "Atomic Response", false, Queues.ATOMIC_RESPONSE, false, false, true);
+
+    /** The untagged queues RDMAP uses (RFC 5040 §5, RFC 7306; rdmap.md §3, ddp.md §5). */
+    public static final class Queues {
+        /** QN 0: Send variants and Immediate Data, into posted receive buffers. */
+        public static final int SEND = 0;
+        /** QN 1: RDMA Read Requests and Atomic Requests (IRD slots). */
+        public static final int READ_REQUEST = 1;
+        /** QN 2: the Terminate. */
+        public static final int TERMINATE = 2;
+        /** QN 3: Atomic Responses (ORD slots). */
+        public static final int ATOMIC_RESPONSE = 3;
+
+        private Queues() {
+        }
+    }
 
     private static final RdmapOpcode[] BY_VALUE = values();
 

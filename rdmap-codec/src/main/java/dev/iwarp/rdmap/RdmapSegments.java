@@ -45,13 +45,18 @@ public final class RdmapSegments {
      */
     public static DdpUntaggedSegment send(RdmapOpcode opcode, int invalidateStag, int msn, int mo, boolean last,
                                           ByteBuf payload) {
-        if (opcode.tagged() || opcode.queueNumber() != 0 || opcode.singleSegment()) {
+        checkSend(opcode, invalidateStag);
+        return new DdpUntaggedSegment(last, RdmapControl.encode(opcode), invalidateStag, 0, msn, mo, payload);
+    }
+
+    /** RFC 5040 §4.6: the four Send variants, and an Invalidate STag only on those with Invalidate. */
+    static void checkSend(RdmapOpcode opcode, int invalidateStag) {
+        if (opcode.tagged() || opcode.queueNumber() != RdmapOpcode.Queues.SEND || opcode.singleSegment()) {
             throw new IllegalArgumentException(opcode + " is not a Send");
         }
         if (!opcode.invalidates() && invalidateStag != 0) {
             throw new IllegalArgumentException(opcode + " carries no Invalidate STag");
         }
-        return new DdpUntaggedSegment(last, RdmapControl.encode(opcode), invalidateStag, 0, msn, mo, payload);
     }
 
     /** A segment of a plain Send. */

@@ -312,9 +312,17 @@ public final class TerminateMessage {
      * RsvdULP = RV 1 / OpCode 7, RsvdULP[8:39] = 0. The caller owns the returned segment.
      */
     public DdpUntaggedSegment toSegment(ByteBufAllocator alloc) {
+        return toSegment(alloc, RdmapControl.RDMAP_VERSION_1);
+    }
+
+    /**
+     * As {@link #toSegment(ByteBufAllocator)} for a stream of the given version: DV and RV 0 on an
+     * RDMAC stream (MPA Rev 0), where the Terminate goes out with the version of the data.
+     */
+    public DdpUntaggedSegment toSegment(ByteBufAllocator alloc, int version) {
         ByteBuf payload = alloc.buffer(encodedLength());
         encode(payload);
-        return new DdpUntaggedSegment(true, RdmapControl.encode(RdmapOpcode.TERMINATE), 0,
+        return new DdpUntaggedSegment(true, version, RdmapControl.encode(version, RdmapOpcode.TERMINATE), 0,
                 RdmapOpcode.TERMINATE.queueNumber(), MSN, 0, payload);
     }
 

@@ -1,13 +1,13 @@
 package dev.iwarp.verbs;
 
-import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
 /**
- * A queue pair (libibverbs ibv_qp): one iWARP stream (RDMAP over DDP over MPA over one TCP
- * connection). {@link #postSend} and {@link #postRecv} may be called from any thread; the work runs
+ * A queue pair (libibverbs ibv_qp): one iWARP stream (RDMAP over DDP over a framing such as MPA
+ * over one TCP connection). {@link #postSend} and {@link #postRecv} may be called from any thread; the work runs
  * on the connection's event loop and completes on the send and receive completion queues in order.
  */
 public final class QueuePair {
@@ -19,38 +19,42 @@ public final class QueuePair {
 
     /** Posts a send-queue request. Requests posted before the stream is in RTS wait for it. */
     public void postSend(SendRequest request) {
-        engine.submit(() -> engine.postSend(request));
+        engine.submit(() -> engine.stream().requester.postSend(request));
     }
 
     /** Posts a receive buffer for the next incoming Send (or RFC 7306 Immediate Data). */
     public void postRecv(RecvRequest request) {
-        engine.submit(() -> engine.postRecv(request));
+        engine.submit(() -> engine.stream().responder.postRecv(request));
     }
 
     public QpState state() {
-        return engine.state();
+        return engine.stream().state;
     }
 
     public ProtectionDomain pd() {
-        return engine.pd();
+        return engine.stream().pd;
     }
 
     public CompletionQueue sendCq() {
-        return engine.sendCq();
+        return engine.stream().sendCq;
     }
 
     public CompletionQueue recvCq() {
-        return engine.recvCq();
+        return engine.stream().recvCq;
     }
 
-    /** The TCP channel carrying this stream, once attached. */
+    /** The channel carrying this stream, once attached. */
     public Channel channel() {
         return engine.channel();
     }
 
-    /** The MPA startup outcome (revision, CRC, markers, IRD/ORD, RTR), once established. */
-    public MpaParameters mpaParameters() {
-        return engine.mpaParameters();
+    /**
+     * What the lower layer established (role, MULPDU, version, IRD/ORD, RTR, the peer's private data),
+     * once established; {@code null} before. The framing's own outcome is a typed view, e.g.
+     * {@code connectionParameters().framing(MpaParameters.class).crc()} over MPA.
+     */
+    public LlpParameters connectionParameters() {
+        return engine.stream().parameters;
     }
 
     /** Completes when the stream reaches RTS; fails if startup fails or the peer rejects. */
@@ -64,7 +68,7 @@ public final class QueuePair {
      * control word out in a non-RFC bit order).
      */
     public TerminateMessage peerTerminate() {
-        return engine.peerTerminate();
+        return engine.stream().peerTerminate;
     }
 
     /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */

@@ -20,7 +20,7 @@ class RdmapSegmentsTest {
     void describeReadRequest() {
         assertDescribe("RDMA Read Request L QN 1 MSN 1 MO 0 len 28: sink STag 0x0034cd00 TO 0x00007f0011223340"
                         + " size 64 source STag 0x0012ab00 TO 0x000055d5c0a0b2a0",
-                RdmapSegments.readRequest(1, SiwVectorsTest.READ_REQUEST, ALLOC));
+                RdmapSegments.readRequest(1, SiwKnownAnswers.READ_REQUEST, ALLOC));
     }
 
     @Test

@@ -38,7 +38,7 @@ class TerminateMessageTest {
     }
 
     static DdpSegment readRequest() {
-        return RdmapSegments.readRequest(1, SiwVectorsTest.READ_REQUEST, ALLOC);
+        return RdmapSegments.readRequest(1, SiwKnownAnswers.READ_REQUEST, ALLOC);
     }
 
     private static byte[] payload(TerminateMessage t) {
@@ -64,7 +64,7 @@ class TerminateMessageTest {
         assertUlpdu(22, terminate(TerminateCause.of(DdpError.INVALID_DDP_VERSION_UNTAGGED), send16(), null));
         assertUlpdu(22, terminate(TerminateCause.of(DdpError.INVALID_DDP_VERSION_TAGGED), write64(), null));
         assertUlpdu(22, terminate(RdmapError.INVALID_RDMAP_VERSION.cause(), send16(), null));
-        assertUlpdu(22, terminate(RdmapError.UNEXPECTED_OPCODE.cause(), readRequest(), SiwVectorsTest.READ_REQUEST));
+        assertUlpdu(22, terminate(RdmapError.UNEXPECTED_OPCODE.cause(), readRequest(), SiwKnownAnswers.READ_REQUEST));
         // local catastrophic errors: nothing
         assertUlpdu(22, terminate(RdmapError.LOCAL_CATASTROPHIC.cause(), send16(), null));
         assertUlpdu(22, terminate(TerminateCause.of(DdpError.LOCAL_CATASTROPHIC), send16(), null));
@@ -72,12 +72,12 @@ class TerminateMessageTest {
         assertUlpdu(38, terminate(TerminateCause.of(DdpError.INVALID_STAG), write64(), null));
         assertUlpdu(42, terminate(TerminateCause.of(DdpError.INVALID_MSN_RANGE), send16(), null));
         // RDMAP remote operation error on a Read Request (siw: beyond IRD): no Read Request header
-        assertUlpdu(42, terminate(RdmapError.CATASTROPHIC_STREAM.cause(), readRequest(), SiwVectorsTest.READ_REQUEST));
+        assertUlpdu(42, terminate(RdmapError.CATASTROPHIC_STREAM.cause(), readRequest(), SiwKnownAnswers.READ_REQUEST));
         // RDMAP remote protection error on a Read Request: both headers
-        assertUlpdu(70, terminate(RdmapError.INVALID_STAG.cause(), readRequest(), SiwVectorsTest.READ_REQUEST));
+        assertUlpdu(70, terminate(RdmapError.INVALID_STAG.cause(), readRequest(), SiwKnownAnswers.READ_REQUEST));
         // ... the Read Request header found in the offending segment when not given
         TerminateMessage derived = terminate(RdmapError.BASE_OR_BOUNDS_VIOLATION.cause(), readRequest(), null);
-        assertEquals(SiwVectorsTest.READ_REQUEST, derived.terminatedRdmaHeader());
+        assertEquals(SiwKnownAnswers.READ_REQUEST, derived.terminatedRdmaHeader());
         assertUlpdu(70, derived);
         // ... and on a Send with Invalidate: no Read Request to report
         assertUlpdu(42, terminate(RdmapError.REMOTE_PROTECTION_STAG_CANNOT_BE_INVALIDATED.cause(), send16(), null));
@@ -91,11 +91,11 @@ class TerminateMessageTest {
 
     @Test
     void readRequestProtectionErrorOctets() {
-        TerminateMessage t = terminate(RdmapError.INVALID_STAG.cause(), readRequest(), SiwVectorsTest.READ_REQUEST);
+        TerminateMessage t = terminate(RdmapError.INVALID_STAG.cause(), readRequest(), SiwKnownAnswers.READ_REQUEST);
         assertArrayEquals(Hex.parse("01 00 e0 00  002e" + READ_REQUEST_HEADER + READ_REQUEST_BODY), payload(t));
         assertTrue(t.m() && t.d() && t.r());
         assertEquals(46, t.ddpSegmentLength(), "the whole offending DDP segment");
-        assertEquals(SiwVectorsTest.READ_REQUEST, t.terminatedRdmaHeader());
+        assertEquals(SiwKnownAnswers.READ_REQUEST, t.terminatedRdmaHeader());
         assertArrayEquals(Hex.parse(READ_REQUEST_HEADER), t.terminatedDdpHeader());
     }
 
@@ -123,7 +123,7 @@ class TerminateMessageTest {
 
         // RDMAP / remote protection / invalid STag, M+D+R (siw's length: 0 for a Read Request)
         TerminateMessage stag = TerminateMessage.forError(RdmapError.INVALID_STAG.cause(),
-                Hex.parse(READ_REQUEST_HEADER), 0, SiwVectorsTest.READ_REQUEST);
+                Hex.parse(READ_REQUEST_HEADER), 0, SiwKnownAnswers.READ_REQUEST);
         assertArrayEquals(Hex.parse("01 00 e0 00 0000" + READ_REQUEST_HEADER + READ_REQUEST_BODY), payload(stag));
         assertSiwRow("10 00 07 00 0000" + READ_REQUEST_HEADER + READ_REQUEST_BODY, stag);
     }

@@ -194,33 +194,33 @@ public final class IwarpWire {
 
         @Override
         public String parameters() {
-            return describe(qp.mpaParameters());
+            return describe(mpaParameters());
         }
 
         @Override
         public String summary() {
-            MpaParameters p = qp.mpaParameters();
+            MpaParameters p = mpaParameters();
             return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
         }
 
         @Override
         public boolean crc() {
-            return qp.mpaParameters().crc();
+            return mpaParameters().crc();
         }
 
         @Override
         public int readDepth() {
-            return qp.mpaParameters().ord();
+            return qp.connectionParameters().ord();
         }
 
         @Override
         public byte[] peerData() {
-            return qp.mpaParameters().peerPrivateData();
+            return qp.connectionParameters().peerPrivateData();
         }
 
         /** The negotiated MPA parameters. */
         public MpaParameters mpaParameters() {
-            return qp.mpaParameters();
+            return qp.connectionParameters().framing(MpaParameters.class);
         }
     }
 

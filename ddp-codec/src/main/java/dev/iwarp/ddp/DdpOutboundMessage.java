@@ -1,0 +1,148 @@
+package dev.iwarp.ddp;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One DDP message on its way out, cut into segments only as they are asked for (RFC 5041 §5.2), so a
+ * sender can produce segments while its channel is writable and resume later: nothing of a large
+ * message sits in an outbound buffer before the channel can take it. Made by {@link DdpSegmenter},
+ * which fixes the header fields, the MSN of an untagged message and the largest payload per segment
+ * (MULPDU minus the header) when the message is created.
+ *
+ * <p>Segments have L=1 on exactly the last one, TO / MO advance by the payload octets before each
+ * segment, and every payload is a slice of the message (no copy). A zero-length message is one L=1
+ * segment without payload.
+ *
+ * <p>Ownership: the message owns one reference to its payload from creation; each segment owns its
+ * own reference to its slice; the message drops its reference with its last segment, or in
+ * {@link #discard()}. Not thread-safe: confined to the stream's event loop.
+ */
+public final class DdpOutboundMessage {
+    private final boolean tagged;
+    private final int ddpVersion;
+    private final int rsvdUlp;
+    private final int stagOrRsvdUlp2;
+    private final long to;
+    private final int qn;
+    private final int msn;
+    private final int length;
+    private final int maxPayload;
+    private ByteBuf payload;
+    private int offset;
+    private boolean started;
+    private boolean done;
+
+    private DdpOutboundMessage(boolean tagged, int ddpVersion, int rsvdUlp, int stagOrRsvdUlp2, long to, int qn,
+                               int msn, ByteBuf payload, int maxPayload) {
+        this.tagged = tagged;
+        this.ddpVersion = ddpVersion;
+        this.rsvdUlp = rsvdUlp;
+        this.stagOrRsvdUlp2 = stagOrRsvdUlp2;
+        this.to = to;
+        this.qn = qn;
+        this.msn = msn;
+        this.payload = payload;
+        this.length = payload.readableBytes();
+        this.maxPayload = maxPayload;
+    }
+
+    static DdpOutboundMessage tagged(int ddpVersion, int rsvdUlp, int stag, long to, ByteBuf payload,
+                                     int maxPayload) {
+        return new DdpOutboundMessage(true, ddpVersion, rsvdUlp, stag, to, 0, 0, payload, maxPayload);
+    }
+
+    static DdpOutboundMessage untagged(int ddpVersion, int rsvdUlp, int rsvdUlp2, int qn, int msn, ByteBuf payload,
+                                       int maxPayload) {
+        return new DdpOutboundMessage(false, ddpVersion, rsvdUlp, rsvdUlp2, 0, qn, msn, payload, maxPayload);
+    }
+
+    /** Whether segments remain to be produced. */
+    public boolean hasNextSegment() {
+        return !done;
+    }
+
+    /**
+     * The next segment; the caller owns it.
+     *
+     * @throws IllegalStateException when the last segment was already produced or the message was
+     *                               discarded
+     */
+    public DdpSegment nextSegment() {
+        if (done) {
+            throw new IllegalStateException("no segment left");
+        }
+        started = true;
+        int n = Math.min(maxPayload, length - offset);
+        boolean last = offset + n == length;
+        ByteBuf slice;
+        if (last && offset == 0) {
+            slice = payload; // the whole message in one segment: hand on the message's own reference
+        } else {
+            slice = payload.retainedSlice(payload.readerIndex() + offset, n);
+            if (last) {
+                payload.release();
+            }
+        }
+        DdpSegment s = tagged
+                ? new DdpTaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, to + offset, slice)
+                : new DdpUntaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, qn, msn, offset, slice);
+        offset += n;
+        if (last) {
+            payload = null;
+            done = true;
+        }
+        return s;
+    }
+
+    /** Drops the segments not produced yet and releases the message's payload reference. Idempotent. */
+    public void discard() {
+        if (!done) {
+            done = true;
+            payload.release();
+            payload = null;
+        }
+    }
+
+    /** Whether at least one segment was produced (an abandoned message would leave the peer half a message). */
+    public boolean isStarted() {
+        return started;
+    }
+
+    public boolean isTagged() {
+        return tagged;
+    }
+
+    /** RsvdULP[0:7] of every segment (RDMAP's control octet). */
+    public int rsvdUlp() {
+        return rsvdUlp;
+    }
+
+    /** Payload octets of the whole message. */
+    public int length() {
+        return length;
+    }
+
+    /** Payload octets not yet handed out in segments. */
+    public int remaining() {
+        return length - offset;
+    }
+
+    /** QN of an untagged message. */
+    public int qn() {
+        return qn;
+    }
+
+    /** MSN of an untagged message. */
+    public int msn() {
+        return msn;
+    }
+
+    @Override
+    public String toString() {
+        return tagged
+                ? String.format("DDP tagged message{RsvdULP 0x%02x STag 0x%08x TO 0x%016x length %d, %d sent}",
+                rsvdUlp, stagOrRsvdUlp2, to, length, offset)
+                : String.format("DDP untagged message{RsvdULP 0x%02x QN %d MSN %d length %d, %d sent}", rsvdUlp,
+                Integer.toUnsignedLong(qn), Integer.toUnsignedLong(msn), length, offset);
+    }
+}

@@ -1,0 +1,24 @@
+package dev.iwarp.ddp.llp;
+
+import dev.iwarp.ddp.MulpduSource;
+
+/**
+ * The operations DDP and RDMAP invoke on the framing below them, implemented by each framing's
+ * adapter. All methods are called on the stream's event loop.
+ */
+public interface LowerLayer extends MulpduSource {
+
+    /**
+     * Graceful close: everything written so far goes out first, then the connection closes (for a
+     * TCP framing a FIN after the last complete framing unit; RFC 5040 §6.2.1). Never produces an
+     * empty framing unit. Idempotent.
+     */
+    void closeAfterFlush();
+
+    /**
+     * Why ULPDUs written now would not reach the wire before a close, or {@code null} when they
+     * would. An MPA Responder holds its FPDUs until the first valid FPDU arrived (RFC 5044 §7.1.2
+     * rule 4): until then a Terminate cannot be sent, and RDMAP says so instead of claiming it.
+     */
+    String transmitHoldReason();
+}

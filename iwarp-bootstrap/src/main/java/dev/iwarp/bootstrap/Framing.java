@@ -1,0 +1,43 @@
+package dev.iwarp.bootstrap;
+
+import io.netty.channel.ChannelPipeline;
+
+import java.util.function.Consumer;
+
+/**
+ * A framing below DDP and RDMAP (MPA today; IFT and the SCTP adaptation next) as the bootstrap uses
+ * it: which handlers to install for each side, and how to retry. An implementation installs the
+ * framing's own startup handler and one adapter that turns the framing's startup event and errors
+ * into DDP's lower-layer contract ({@link dev.iwarp.ddp.llp}); DDP and RDMAP then run unchanged.
+ *
+ * <p>To add a framing: write its module (Netty only, no DDP or RDMAP types), implement this
+ * interface and its adapter here, give {@link ConnectOptions} and {@link IwarpStack#listen} users a
+ * way to choose it, and touch nothing else. {@link MpaFraming} is the example.
+ */
+public interface Framing {
+
+    /** A short name for logs, e.g. {@code "MPA Rev 2"}. */
+    String name();
+
+    /**
+     * Adds, at the end of {@code pipeline}, the handlers of the side that opens the connection: the
+     * startup handler (which becomes the framer) and the contract adapter ({@link IwarpPipeline#LLP}).
+     */
+    void addInitiator(ChannelPipeline pipeline);
+
+    /**
+     * Adds the handlers of the side that accepts connections. Every startup the framing lets through
+     * reaches {@code onRequest} to be accepted or rejected; with {@code null} the framing's own
+     * connection-request event travels on up the pipeline instead.
+     */
+    void addResponder(ChannelPipeline pipeline, Consumer<IwarpConnectionRequest> onRequest);
+
+    /**
+     * After startup failed with {@code cause} on a connection made with this framing: the framing to
+     * try on a new connection (e.g. MPA Rev 1 after a peer closed on our Rev 2 Request, RFC 6581 §5),
+     * or {@code null} to give up.
+     */
+    default Framing retryAfter(Throwable cause) {
+        return null;
+    }
+}

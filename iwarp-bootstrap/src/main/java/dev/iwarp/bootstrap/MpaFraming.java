@@ -1,0 +1,68 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.mpa.MpaRevisionRefusedException;
+import dev.iwarp.mpa.MpaRole;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.mpa.MpaStartupHandler;
+import io.netty.channel.ChannelPipeline;
+
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * MPA (RFC 5044, RFC 6581, Rev 0 of the 2004 draft) as the framing of an iWARP stream: an
+ * {@link MpaStartupHandler} named {@link IwarpPipeline#MPA} (it becomes the FPDU framer) and the
+ * adapter to DDP's lower-layer contract named {@link IwarpPipeline#LLP}. Unless the settings name
+ * their own, the RFC 6581 negotiation failures an Initiator reports on the wire (codes 6 and 7) are
+ * sent as RDMAP Terminates built here. Immutable.
+ */
+public final class MpaFraming implements Framing {
+    private final MpaSettings settings;
+
+    private MpaFraming(MpaSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        this.settings = settings.terminateFactory() != null ? settings
+                : settings.toBuilder().terminateFactory(MpaLlpAdapter::terminateUlpdu).build();
+    }
+
+    /** MPA with these settings. */
+    public static MpaFraming of(MpaSettings settings) {
+        return new MpaFraming(settings);
+    }
+
+    /** The settings in force (with the Terminate factory filled in). */
+    public MpaSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public String name() {
+        return "MPA Rev " + settings.revision();
+    }
+
+    @Override
+    public void addInitiator(ChannelPipeline pipeline) {
+        pipeline.addLast(IwarpPipeline.MPA, new MpaStartupHandler(MpaRole.INITIATOR, settings));
+        pipeline.addLast(IwarpPipeline.LLP, new MpaLlpAdapter(null));
+    }
+
+    @Override
+    public void addResponder(ChannelPipeline pipeline, Consumer<IwarpConnectionRequest> onRequest) {
+        pipeline.addLast(IwarpPipeline.MPA, new MpaStartupHandler(MpaRole.RESPONDER, settings));
+        pipeline.addLast(IwarpPipeline.LLP, new MpaLlpAdapter(onRequest));
+    }
+
+    /** Rev 1 on a new connection when the peer closed on our Rev 2 Request and fallback is on (RFC 6581 §5). */
+    @Override
+    public Framing retryAfter(Throwable cause) {
+        if (cause instanceof MpaRevisionRefusedException && settings.rev1Fallback() && settings.revision() == 2) {
+            return new MpaFraming(settings.toBuilder().revision(1).build());
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

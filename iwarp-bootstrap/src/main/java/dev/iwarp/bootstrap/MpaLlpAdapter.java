@@ -1,0 +1,164 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.ddp.DdpCodec;
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.llp.LlpException;
+import dev.iwarp.ddp.llp.LlpParameters;
+import dev.iwarp.ddp.llp.LlpRole;
+import dev.iwarp.ddp.llp.LlpStartupEvent;
+import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.RtrMessage;
+import dev.iwarp.mpa.MpaConnectRequest;
+import dev.iwarp.mpa.MpaErrorCode;
+import dev.iwarp.mpa.MpaException;
+import dev.iwarp.mpa.MpaFramer;
+import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.mpa.MpaRole;
+import dev.iwarp.mpa.MpaStartupCompletionEvent;
+import dev.iwarp.mpa.MpaStartupFrame;
+import dev.iwarp.mpa.RtrType;
+import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.rdmap.TerminateMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+import java.util.function.Consumer;
+
+/**
+ * Binds MPA to DDP's lower-layer contract: the {@link MpaStartupCompletionEvent} becomes an
+ * {@link LlpStartupEvent} (fired first; the MPA event follows for handlers that want it), an
+ * {@link MpaException} during full operation becomes an {@link LlpException} (Layer 2, EType 0, the
+ * MPA code; RFC 5044 §8), the {@link MpaFramer} serves as the {@link LowerLayer}, and on the
+ * Responder side an {@link MpaConnectRequest} becomes an {@link IwarpConnectionRequest}.
+ */
+final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
+    /** MPA's only Terminate EType (RFC 5044 §8). */
+    private static final int ETYPE_MPA = 0;
+
+    private final Consumer<IwarpConnectionRequest> onRequest;
+
+    MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
+        this.onRequest = onRequest;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof MpaConnectRequest && onRequest != null) {
+            onRequest.accept(connectionRequest((MpaConnectRequest) evt));
+            return;
+        }
+        if (evt instanceof MpaStartupCompletionEvent) {
+            MpaStartupCompletionEvent e = (MpaStartupCompletionEvent) evt;
+            if (e.isSuccess()) {
+                LowerLayer lower = lowerLayer(ctx);
+                ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
+            } else {
+                ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof MpaException) {
+            MpaErrorCode code = ((MpaException) cause).errorCode();
+            // RFC 5044 §8: after a CRC or marker error (or an over-long ULPDU) TCP is intact and
+            // RDMAP reports it in a Terminate; a lost connection can carry nothing
+            cause = new LlpException(ETYPE_MPA, code.code(), code != MpaErrorCode.TCP_CONNECTION_LOST,
+                    cause.getMessage(), cause);
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    private static LlpParameters parameters(MpaParameters p, LowerLayer lower) {
+        return LlpParameters.builder("MPA Rev " + p.revision(),
+                        p.role() == MpaRole.INITIATOR ? LlpRole.INITIATOR : LlpRole.RESPONDER, lower, p)
+                .version(p.ddpVersion()).ird(p.ird()).ord(p.ord()).rtr(rtr(p.rtrType()))
+                .peerPrivateData(p.peerPrivateData()).build();
+    }
+
+    private static RtrMessage rtr(RtrType type) {
+        if (type == null) {
+            return null;
+        }
+        switch (type) {
+            case WRITE:
+                return RtrMessage.WRITE;
+            case READ:
+                return RtrMessage.READ;
+            default:
+                return RtrMessage.SEND;
+        }
+    }
+
+    private static MpaFramer framer(ChannelHandlerContext ctx) {
+        MpaFramer framer = ctx.pipeline().get(MpaFramer.class);
+        if (framer == null) {
+            throw new IllegalStateException("MPA startup completed but no MpaFramer is in the pipeline");
+        }
+        return framer;
+    }
+
+    private static LowerLayer lowerLayer(ChannelHandlerContext ctx) {
+        MpaFramer framer = framer(ctx);
+        return new LowerLayer() {
+            @Override
+            public int mulpdu() {
+                return framer.mulpdu();
+            }
+
+            @Override
+            public void closeAfterFlush() {
+                framer.closeAfterFlush();
+            }
+
+            @Override
+            public String transmitHoldReason() {
+                return framer.isTxHeld() ? "no valid FPDU received yet (RFC 5044 §7.1.2 rule 4)" : null;
+            }
+        };
+    }
+
+    private static IwarpConnectionRequest connectionRequest(MpaConnectRequest r) {
+        return new IwarpConnectionRequest(r.channel(), new IwarpConnectionRequest.Answer() {
+            @Override
+            public byte[] privateData() {
+                return r.privateData();
+            }
+
+            @Override
+            public MpaStartupFrame request() {
+                return r.request();
+            }
+
+            @Override
+            public void accept(byte[] replyPrivateData, int ird, int ord) {
+                r.accept(replyPrivateData, ird, ord);
+            }
+
+            @Override
+            public void reject(byte[] replyPrivateData) {
+                r.reject(replyPrivateData);
+            }
+        });
+    }
+
+    /**
+     * The ULPDU of the Terminate an MPA Initiator sends for an RFC 6581 negotiation failure (Layer 2
+     * LLP, EType 0 MPA, code 6 or 7; no header: there is no offending segment). Version 1: these codes
+     * exist only with Rev 2.
+     */
+    static ByteBuf terminateUlpdu(ByteBufAllocator alloc, MpaErrorCode code) {
+        DdpUntaggedSegment t = TerminateMessage.forError(new TerminateCause(LlpException.LAYER, ETYPE_MPA,
+                code.code()), (DdpSegment) null, null).toSegment(alloc);
+        try {
+            return DdpCodec.encode(t, alloc);
+        } finally {
+            t.release();
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.mpa.MpaConnectRequest;
+import dev.iwarp.mpa.MpaRole;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.testkit.Wire;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RdmaDevice;
+import dev.iwarp.verbs.RdmaEngine;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Two complete iWARP pipelines over MPA, as {@link IwarpPipeline} installs them (MPA startup and
+ * framer, the MPA adapter to DDP's lower-layer contract, DDP codec, RDMAP engine), back to back in
+ * memory. {@link #pump()} moves octets until both sides are quiet and keeps each direction's octets,
+ * so tests can decode exactly what went on the wire.
+ */
+final class MpaEnginePair {
+    final Side initiator;
+    final Side responder;
+    /** The octets each side sent after the pair was built. */
+    final ByteArrayOutputStream fromInitiator = new ByteArrayOutputStream();
+    final ByteArrayOutputStream fromResponder = new ByteArrayOutputStream();
+
+    MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa) {
+        responder = new Side(MpaRole.RESPONDER, responderMpa);
+        initiator = new Side(MpaRole.INITIATOR, initiatorMpa);
+        pump();
+        fromInitiator.reset();
+        fromResponder.reset();
+    }
+
+    void pump() {
+        for (int round = 0; round < 1_000_000; round++) {
+            initiator.ch.runPendingTasks();
+            responder.ch.runPendingTasks();
+            boolean moved = Wire.move(initiator.ch, responder.ch, fromInitiator)
+                    | Wire.move(responder.ch, initiator.ch, fromResponder);
+            if (!moved) {
+                if (initiator.ch.isOpen() != responder.ch.isOpen()) {
+                    (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();
+                    continue;
+                }
+                return;
+            }
+        }
+        throw new AssertionError("pair did not settle");
+    }
+
+    void close() {
+        initiator.close();
+        responder.close();
+    }
+
+    /** One host: device, PD, CQs, engine and channel. */
+    static final class Side {
+        final RdmaDevice device = new RdmaDevice();
+        final ProtectionDomain pd = device.allocPd();
+        final CompletionQueue sendCq = new CompletionQueue();
+        final CompletionQueue recvCq = new CompletionQueue();
+        final RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
+        final QueuePair qp = engine.queuePair();
+        final List<DdpHeader> written = new ArrayList<>();
+        final EmbeddedChannel ch = new EmbeddedChannel();
+        private final List<ByteBuf> allocated = new ArrayList<>();
+
+        Side(MpaRole role, MpaSettings settings) {
+            IwarpPipeline.addFraming(ch.pipeline(), role, settings);
+            IwarpPipeline.addEngine(ch.pipeline(), engine);
+            ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelOutboundHandlerAdapter() {
+                @Override
+                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                    if (msg instanceof DdpSegment) {
+                        written.add(new DdpHeader((DdpSegment) msg));
+                    }
+                    ctx.write(msg, promise);
+                }
+            });
+            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                    if (evt instanceof MpaConnectRequest) {
+                        ((MpaConnectRequest) evt).accept();
+                    }
+                }
+            });
+        }
+
+        /** A pooled buffer of {@code size} octets filled with {@code fill}, released at {@link #close()}. */
+        ByteBuf buffer(int size, int fill) {
+            ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+            byte[] content = new byte[size];
+            Arrays.fill(content, (byte) fill);
+            b.writeBytes(content);
+            allocated.add(b);
+            return b;
+        }
+
+        MemoryRegion register(ByteBuf memory, Access... access) {
+            return pd.register(memory, access);
+        }
+
+        DdpHeader lastWritten() {
+            return written.isEmpty() ? null : written.get(written.size() - 1);
+        }
+
+        void close() {
+            ch.finishAndReleaseAll();
+            device.close();
+            allocated.forEach(ByteBuf::release);
+            allocated.clear();
+        }
+    }
+
+    /** What the engine wrote: the DDP control octet, RsvdULP (RDMAP's control octet) and short payloads. */
+    static final class DdpHeader {
+        final int control;
+        final int rsvdUlp;
+        final int payloadLength;
+        final int headerLength;
+        /** The payload of a short segment (up to 256 octets), else {@code null}. */
+        final byte[] payload;
+
+        DdpHeader(DdpSegment s) {
+            control = s.controlOctet();
+            rsvdUlp = s.rsvdUlp();
+            payloadLength = s.payloadLength();
+            headerLength = s.headerLength();
+            payload = payloadLength <= 256 ? io.netty.buffer.ByteBufUtil.getBytes(s.content()) : null;
+        }
+
+        int opcode() {
+            return rsvdUlp & 0x0F;
+        }
+
+        int ddpVersion() {
+            return control & 0x03;
+        }
+
+        int rdmapVersion() {
+            return rsvdUlp >>> 6;
+        }
+    }
+}

@@ -1,0 +1,342 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.DdpError;
+import dev.iwarp.ddp.DdpTaggedSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.MsnWindow;
+import dev.iwarp.ddp.TaggedAccessResult;
+import dev.iwarp.ddp.AccessFlags;
+import dev.iwarp.ddp.llp.RtrMessage;
+import dev.iwarp.rdmap.AtomicOp;
+import dev.iwarp.rdmap.AtomicRequestHeader;
+import dev.iwarp.rdmap.AtomicResponseHeader;
+import dev.iwarp.rdmap.RdmapError;
+import dev.iwarp.rdmap.RdmapException;
+import dev.iwarp.rdmap.RdmapOpcode;
+import dev.iwarp.rdmap.RdmapWire;
+import dev.iwarp.rdmap.ReadRequestHeader;
+import dev.iwarp.rdmap.TerminateCause;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelPromise;
+
+import java.util.ArrayDeque;
+
+/**
+ * The requester of one stream (RFC 5040 §5, as siw's send queue and ORQ): posted send-queue requests
+ * start in order while ORD and read fences allow (§5.2, §5.5), become DDP messages for the
+ * {@link Transmitter}, and complete in submission order; Read Responses and Atomic Responses are
+ * matched against the outstanding requests and placed into their sinks. Confined to the event loop.
+ */
+final class Requester {
+    private final StreamState stream;
+    private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>();
+    /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
+    private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>();
+    /** Started requests in submission order; completions leave in this order (RFC 5040 §5.5). */
+    private final ArrayDeque<Pending> started = new ArrayDeque<>();
+    /** QN 3: Atomic Responses to our requests. */
+    private MsnWindow atomicResponses;
+    private int ord;
+    private int nextAtomicId;
+
+    Requester(StreamState stream) {
+        this.stream = stream;
+    }
+
+    /** RTS: ORD from the lower layer; the Initiator's RFC 6581 RTR goes first. */
+    void start(int ord, RtrMessage rtrToSend) {
+        this.ord = ord;
+        atomicResponses = new MsnWindow(RdmapOpcode.Queues.ATOMIC_RESPONSE, Math.max(1, ord));
+        if (rtrToSend != null) {
+            sendRtr(rtrToSend);
+        }
+    }
+
+    private void sendRtr(RtrMessage type) {
+        RdmapWire wire = stream.wire;
+        switch (type) {
+            case WRITE:
+                stream.tx.enqueue(wire.writeRtr(), null);
+                break;
+            case READ:
+                // a zero-length Read takes an ORD credit and gets a zero-length Read Response
+                outstanding.add(Outstanding.read(null, 0, 0, 0));
+                stream.tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
+                break;
+            case SEND:
+            default:
+                stream.tx.enqueue(wire.sendRtr(), null);
+                break;
+        }
+        stream.tx.transmit(true);
+    }
+
+    void postSend(SendRequest wr) {
+        QpState s = stream.state;
+        if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
+            stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            return;
+        }
+        sendQueue.add(wr);
+        if (s == QpState.RTS) {
+            pump(true);
+        }
+    }
+
+    /** Starts queued requests in order while ORD and fences allow (RFC 5040 §5.2, §5.5), then transmits. */
+    void pump(boolean flush) {
+        while (stream.isRts() && !stream.awaitingRtr) {
+            SendRequest wr = sendQueue.peek();
+            if (wr == null) {
+                break;
+            }
+            if (wr.isFenced() && !outstanding.isEmpty()) {
+                break;
+            }
+            if (needsResponse(wr) && outstanding.size() >= ord) {
+                break; // ORD: no more outstanding Read/atomic Requests than negotiated
+            }
+            sendQueue.poll();
+            execute(wr);
+        }
+        if (stream.isRts() || stream.state == QpState.CLOSING) {
+            stream.tx.transmit(flush);
+        }
+    }
+
+    private static boolean needsResponse(SendRequest wr) {
+        switch (wr.kind()) {
+            case RDMA_READ:
+            case ATOMIC_FETCH_ADD:
+            case ATOMIC_SWAP:
+            case ATOMIC_COMPARE_SWAP:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private void execute(SendRequest wr) {
+        Pending pending = new Pending(wr);
+        started.add(pending);
+        Sge sge = wr.local();
+        if (sge != null) {
+            MemoryRegion mr = sge.region();
+            if (!mr.isValid() || mr.pd() != stream.pd || (needsResponse(wr) && !mr.access().contains(Access.LOCAL_WRITE))) {
+                complete(pending, Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
+                        "local SGE " + sge + (mr.pd() != stream.pd ? " of another PD" : "")));
+                return;
+            }
+        }
+        RdmapWire wire = stream.wire;
+        switch (wr.kind()) {
+            case SEND:
+            case SEND_WITH_INVALIDATE: {
+                RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
+                        ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
+                        : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
+                stream.tx.enqueue(wire.send(op, wr.invalidateStag(), slice(sge)), localCompletion(pending));
+                break;
+            }
+            case RDMA_WRITE:
+                if (sge.length() > 0 && Long.compareUnsigned(wr.remoteTo() + sge.length() - 1, wr.remoteTo()) < 0) {
+                    complete(pending, Completion.error(wr.wrId(), WcOpcode.RDMA_WRITE, WcStatus.LOC_PROT_ERR,
+                            "remote TO + length wraps past 2^64"));
+                    return;
+                }
+                stream.tx.enqueue(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), localCompletion(pending));
+                break;
+            case RDMA_READ:
+                outstanding.add(Outstanding.read(pending, sge.region().stag(), sge.to(), sge.length()));
+                stream.tx.enqueue(wire.readRequest(new ReadRequestHeader(sge.region().stag(), sge.to(), sge.length(),
+                        wr.remoteStag(), wr.remoteTo()), stream.ctx.alloc()), null);
+                break;
+            case IMMEDIATE_DATA:
+                stream.tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
+                        localCompletion(pending));
+                break;
+            case ATOMIC_FETCH_ADD:
+            case ATOMIC_SWAP:
+            case ATOMIC_COMPARE_SWAP: {
+                AtomicOp op = wr.kind() == SendRequest.Kind.ATOMIC_FETCH_ADD ? AtomicOp.FETCH_ADD
+                        : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
+                int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
+                outstanding.add(Outstanding.atomic(pending, id));
+                stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
+                        wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
+                break;
+            }
+            default:
+                throw new IllegalStateException(wr.kind().name());
+        }
+    }
+
+    private static ByteBuf slice(Sge sge) {
+        return sge.region().memory().retainedSlice(sge.offset(), sge.length());
+    }
+
+    /** Completes a Send, Write or Immediate Data when its last segment was handed to the lower layer. */
+    private ChannelPromise localCompletion(Pending pending) {
+        SendRequest wr = pending.wr;
+        ChannelPromise p = stream.ctx.newPromise();
+        p.addListener(f -> complete(pending, f.isSuccess() ? Completion.success(wr.wrId(), opcodeOf(wr), wr.length())
+                : Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, String.valueOf(f.cause()))));
+        return p;
+    }
+
+    /** Records a request's outcome and releases completions in submission order. */
+    private void complete(Pending pending, Completion c) {
+        if (pending.result == null) {
+            pending.result = c;
+        }
+        Pending head;
+        while ((head = started.peek()) != null && head.result != null) {
+            started.poll();
+            if (!head.result.isSuccess() || head.wr.isSignaled()) {
+                stream.sendCq.add(head.result);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ responses
+
+    /** An RDMA Read Response segment (RFC 5040 §4.5): placed into the oldest outstanding Read's sink. */
+    void onReadResponse(DdpTaggedSegment t) {
+        Outstanding o = outstanding.peek();
+        if (o == null || o.atomicId != 0) {
+            throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Read Response without an outstanding Read");
+        }
+        int len = t.payloadLength();
+        if (t.stag() != o.sinkStag && !(len == 0 && o.size == 0)) {
+            throw new RdmapException(TerminateCause.of(DdpError.INVALID_STAG), "Read Response to "
+                    + Responder.hex(t.stag()) + ", the outstanding Read's sink is " + Responder.hex(o.sinkStag));
+        }
+        if ((len > 0 && t.to() != o.sinkTo + o.received) || (long) o.received + len > o.size) {
+            throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response TO 0x"
+                    + Long.toHexString(t.to()) + " +" + len + " outside the outstanding Read");
+        }
+        if (len > 0) {
+            TaggedAccessResult r = stream.table.check(t.stag(), stream.pd, t.to(), len, AccessFlags.LOCAL_WRITE);
+            if (r != TaggedAccessResult.OK) {
+                throw new RdmapException(TerminateCause.of(r.ddpError()), "Read Response sink: " + r);
+            }
+            stream.table.lookup(t.stag()).place(t.to(), t.payload());
+            o.received += len;
+        }
+        if (t.isLast()) {
+            if (o.received != o.size) {
+                throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response of "
+                        + o.received + " octets for a Read of " + o.size);
+            }
+            outstanding.poll();
+            if (o.pending != null) {
+                complete(o.pending, Completion.success(o.pending.wr.wrId(), WcOpcode.RDMA_READ, o.size));
+            }
+            pump(false);
+        }
+    }
+
+    /** An RFC 7306 Atomic Response: the original value goes to the oldest outstanding atomic's result. */
+    void onAtomicResponse(DdpUntaggedSegment u) {
+        Outstanding o = outstanding.peek();
+        if (u.payloadLength() != AtomicResponseHeader.LENGTH || o == null || o.atomicId == 0) {
+            throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Atomic Response without a matching request");
+        }
+        DdpError e = atomicResponses.accept(u);
+        if (e != null) {
+            throw new RdmapException(TerminateCause.of(e), "Atomic Response MSN " + Integer.toUnsignedLong(u.msn()));
+        }
+        atomicResponses.release();
+        AtomicResponseHeader h = AtomicResponseHeader.decode(u.payload(), u.payload().readerIndex());
+        if (h.requestId() != o.atomicId) {
+            throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Atomic Response id " + h.requestId()
+                    + ", expected " + o.atomicId);
+        }
+        outstanding.poll();
+        SendRequest wr = o.pending.wr;
+        Sge result = wr.local();
+        result.region().memory().setLong(result.offset(), h.originalValue());
+        complete(o.pending, new Completion(wr.wrId(), WcStatus.SUCCESS, opcodeOf(wr), 8, false, 0, h.originalValue(),
+                false, null));
+        pump(false);
+    }
+
+    /** Completes every outstanding, started and queued request in error (RFC 5041 §6). */
+    void flush(WcStatus outstandingStatus, String why) {
+        Outstanding o;
+        while ((o = outstanding.poll()) != null) {
+            if (o.pending != null) {
+                o.pending.result = Completion.error(o.pending.wr.wrId(), opcodeOf(o.pending.wr), outstandingStatus, why);
+            }
+        }
+        Pending p;
+        while ((p = started.poll()) != null) {
+            // requests handed to the lower layer whose write has not completed yet are flushed too
+            Completion c = p.result != null ? p.result
+                    : Completion.error(p.wr.wrId(), opcodeOf(p.wr), WcStatus.WR_FLUSH_ERR, why);
+            p.result = c;
+            if (!c.isSuccess() || p.wr.isSignaled()) {
+                stream.sendCq.add(c);
+            }
+        }
+        SendRequest wr;
+        while ((wr = sendQueue.poll()) != null) {
+            stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
+        }
+    }
+
+    static WcOpcode opcodeOf(SendRequest wr) {
+        switch (wr.kind()) {
+            case RDMA_WRITE:
+                return WcOpcode.RDMA_WRITE;
+            case RDMA_READ:
+                return WcOpcode.RDMA_READ;
+            case IMMEDIATE_DATA:
+                return WcOpcode.IMMEDIATE_DATA;
+            case ATOMIC_FETCH_ADD:
+                return WcOpcode.ATOMIC_FETCH_ADD;
+            case ATOMIC_SWAP:
+                return WcOpcode.ATOMIC_SWAP;
+            case ATOMIC_COMPARE_SWAP:
+                return WcOpcode.ATOMIC_COMPARE_SWAP;
+            default:
+                return WcOpcode.SEND;
+        }
+    }
+
+    /** A started send-queue request and, once known, its completion. */
+    private static final class Pending {
+        final SendRequest wr;
+        Completion result;
+
+        Pending(SendRequest wr) {
+            this.wr = wr;
+        }
+    }
+
+    /** An RDMA Read or atomic awaiting its response (an ORD slot); {@code pending} is null for a Read RTR. */
+    private static final class Outstanding {
+        final Pending pending;
+        final int sinkStag;
+        final long sinkTo;
+        final int size;
+        final int atomicId;
+        int received;
+
+        private Outstanding(Pending pending, int sinkStag, long sinkTo, int size, int atomicId) {
+            this.pending = pending;
+            this.sinkStag = sinkStag;
+            this.sinkTo = sinkTo;
+            this.size = size;
+            this.atomicId = atomicId;
+        }
+
+        static Outstanding read(Pending pending, int sinkStag, long sinkTo, int size) {
+            return new Outstanding(pending, sinkStag, sinkTo, size, 0);
+        }
+
+        static Outstanding atomic(Pending pending, int id) {
+            return new Outstanding(pending, 0, 0, 8, id);
+        }
+    }
+}

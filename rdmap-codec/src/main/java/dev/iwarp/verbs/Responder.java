@@ -1,0 +1,265 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.AccessFlags;
+import dev.iwarp.ddp.DdpError;
+import dev.iwarp.ddp.DdpTaggedSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.MsnWindow;
+import dev.iwarp.ddp.TaggedAccessResult;
+import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.UntaggedPlacement;
+import dev.iwarp.ddp.UntaggedReceiveQueue;
+import dev.iwarp.rdmap.AtomicRequestHeader;
+import dev.iwarp.rdmap.AtomicResponseHeader;
+import dev.iwarp.rdmap.ImmediateData;
+import dev.iwarp.rdmap.RdmapError;
+import dev.iwarp.rdmap.RdmapException;
+import dev.iwarp.rdmap.RdmapOpcode;
+import dev.iwarp.rdmap.ReadRequestHeader;
+import dev.iwarp.rdmap.TerminateCause;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPromise;
+
+import java.util.ArrayDeque;
+
+/**
+ * The responder of one stream (as siw's qp_rx for inbound requests): RDMA Write placement, the RDMA
+ * Read and Atomic responder under IRD (responses in request order, each holding its IRD slot until
+ * written), Sends and Immediate Data into posted receives, and remote invalidation (RFC 5040 §5,
+ * RFC 7306). Every check that fails throws {@link RdmapException} with the Terminate to send; nothing
+ * of a refused segment is placed. Confined to the event loop.
+ */
+final class Responder {
+    private final StreamState stream;
+    /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
+    private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>();
+    /** QN 0: Sends and Immediate Data into posted receives (RFC 5041 §5.3). */
+    private UntaggedReceiveQueue<RecvRequest> receives;
+    /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
+    private MsnWindow inboundRequests;
+    private int ird;
+
+    Responder(StreamState stream) {
+        this.stream = stream;
+    }
+
+    /** RTS: IRD from the lower layer; a Send RTR to consume makes QN 0 start at MSN 2 (RFC 6581). */
+    void start(int ird, boolean consumesSendRtr) {
+        this.ird = ird;
+        receives = new UntaggedReceiveQueue<>(RdmapOpcode.Queues.SEND, consumesSendRtr ? 2 : 1);
+        RecvRequest r;
+        while ((r = earlyReceives.poll()) != null) {
+            post(r);
+        }
+        inboundRequests = new MsnWindow(RdmapOpcode.Queues.READ_REQUEST, ird);
+    }
+
+    void postRecv(RecvRequest r) {
+        QpState s = stream.state;
+        if (s == QpState.ERROR || s == QpState.TERMINATE) {
+            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            return;
+        }
+        MemoryRegion mr = r.sge().region();
+        if (!mr.isValid() || mr.pd() != stream.pd || !mr.access().contains(Access.LOCAL_WRITE)) {
+            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
+                    + " is not a valid LOCAL_WRITE region of " + stream.pd));
+            return;
+        }
+        if (receives == null) {
+            earlyReceives.add(r);
+        } else {
+            post(r);
+        }
+    }
+
+    private void post(RecvRequest r) {
+        Sge sge = r.sge();
+        receives.post(sge.region().memory(), sge.offset(), sge.length(), r);
+    }
+
+    // ------------------------------------------------------------------ tagged
+
+    /** An RDMA Write segment (RFC 5040 §4.3): validated against the STag table, then placed. */
+    void onWrite(DdpTaggedSegment t) {
+        int len = t.payloadLength();
+        if (len == 0) {
+            return; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
+        }
+        TaggedAccessResult r = stream.table.check(t.stag(), stream.pd, t.to(), len, AccessFlags.REMOTE_WRITE);
+        if (r != TaggedAccessResult.OK) {
+            // a Write refused for its rights is RDMAP's access rights violation; the rest are DDP's (rdmap.md §8)
+            throw new RdmapException(r == TaggedAccessResult.ACCESS_RIGHTS
+                    ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
+                    "RDMA Write " + len + " octets to " + hex(t.stag()) + "@0x" + Long.toHexString(t.to()) + ": " + r);
+        }
+        stream.table.lookup(t.stag()).place(t.to(), t.payload());
+    }
+
+    // ------------------------------------------------------------------ Read and Atomic Requests
+
+    /** Takes an IRD slot for a Read or Atomic Request (RFC 5040 §5.2, RFC 7306). */
+    private void acceptInboundRequest(DdpUntaggedSegment u, RdmapOpcode op, int headerLength) {
+        if (u.payloadLength() != headerLength || !u.isLast()) {
+            throw new RdmapException(RdmapError.CATASTROPHIC_STREAM, op.rfcName() + " with " + u.payloadLength()
+                    + " octets of RDMAP header");
+        }
+        DdpError e = inboundRequests.accept(u);
+        if (e == DdpError.INVALID_MSN_NO_BUFFER) {
+            // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (rdmap.md §5.2)
+            throw new RdmapException(RdmapError.CATASTROPHIC_STREAM, op.rfcName() + " beyond IRD " + ird);
+        }
+        if (e != null) {
+            throw new RdmapException(TerminateCause.of(e), op.rfcName() + " MSN " + Integer.toUnsignedLong(u.msn())
+                    + ": " + e.description());
+        }
+    }
+
+    /** An RDMA Read Request (RFC 5040 §4.4): the source is validated, the response queued. */
+    void onReadRequest(DdpUntaggedSegment u) {
+        acceptInboundRequest(u, RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
+        ReadRequestHeader h = ReadRequestHeader.decode(u.payload(), u.payload().readerIndex());
+        long size = h.size();
+        if (size == 0) {
+            respondRead(h, Unpooled.EMPTY_BUFFER); // zero-length Read: no validation (RFC 6581 Read RTR)
+            return;
+        }
+        TaggedAccessResult r = stream.table.check(h.sourceStag(), stream.pd, h.sourceTo(), size, AccessFlags.REMOTE_READ);
+        if (r != TaggedAccessResult.OK) {
+            throw new RdmapException(TerminateCause.of(protectionError(r)), h, "Read Request of " + size
+                    + " octets from " + hex(h.sourceStag()) + "@0x" + Long.toHexString(h.sourceTo()) + ": " + r);
+        }
+        respondRead(h, stream.table.lookup(h.sourceStag()).read(h.sourceTo(), (int) size));
+    }
+
+    private void respondRead(ReadRequestHeader h, ByteBuf data) {
+        stream.tx.enqueue(stream.wire.readResponse(h.sinkStag(), h.sinkTo(), data), releasesIrdSlot());
+        stream.tx.transmit(false);
+    }
+
+    /** The IRD slot frees once the response is written (RFC 5040 §5.2). */
+    private ChannelPromise releasesIrdSlot() {
+        ChannelPromise done = stream.ctx.newPromise();
+        done.addListener(f -> {
+            if (f.isSuccess()) {
+                inboundRequests.release();
+            }
+        });
+        return done;
+    }
+
+    /** An RFC 7306 Atomic Request: performed on the 8-aligned target, the original value returned. */
+    void onAtomicRequest(DdpUntaggedSegment u) {
+        acceptInboundRequest(u, RdmapOpcode.ATOMIC_REQUEST, AtomicRequestHeader.LENGTH);
+        AtomicRequestHeader h = AtomicRequestHeader.decode(u.payload(), u.payload().readerIndex());
+        if (h.operation() == null) {
+            throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "unsupported AtomOp");
+        }
+        TaggedAccessResult r = stream.table.check(h.remoteStag(), stream.pd, h.remoteTo(), 8, AccessFlags.REMOTE_ATOMIC);
+        if (r == TaggedAccessResult.OK && (h.remoteTo() & 7) != 0) {
+            r = TaggedAccessResult.BASE_OR_BOUNDS; // the 64-bit target must be naturally aligned (RFC 7306)
+        }
+        if (r != TaggedAccessResult.OK) {
+            throw new RdmapException(TerminateCause.of(protectionError(r)), "Atomic " + h.operation() + " on "
+                    + hex(h.remoteStag()) + "@0x" + Long.toHexString(h.remoteTo()) + ": " + r);
+        }
+        TaggedBuffer tb = stream.table.lookup(h.remoteStag());
+        long original;
+        synchronized (tb) { // atomic with respect to other atomics on this region, from any connection
+            ByteBuf target = tb.read(h.remoteTo(), 8);
+            try {
+                original = target.getLong(target.readerIndex());
+                long updated = h.apply(original); // RFC 7306 with masks
+                ByteBuf value = Unpooled.buffer(8).writeLong(updated);
+                tb.place(h.remoteTo(), value);
+                value.release();
+            } finally {
+                target.release();
+            }
+        }
+        stream.tx.enqueue(stream.wire.atomicResponse(new AtomicResponseHeader(h.requestId(), original),
+                stream.ctx.alloc()), releasesIrdSlot());
+        stream.tx.transmit(false);
+    }
+
+    // ------------------------------------------------------------------ Sends
+
+    /** A Send variant or Immediate Data segment: placed into the next posted receive (RFC 5040 §5.3). */
+    void onSend(DdpUntaggedSegment u, RdmapOpcode op) {
+        boolean immediate = op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
+        long immediateValue = 0;
+        UntaggedPlacement<RecvRequest> p;
+        if (immediate) {
+            // RFC 7306: one segment of exactly 8 octets, reported in the completion, consuming a receive
+            if (u.payloadLength() != ImmediateData.LENGTH || !u.isLast() || u.mo() != 0) {
+                throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Immediate Data of " + u.payloadLength()
+                        + " octets");
+            }
+            immediateValue = u.payload().getLong(u.payload().readerIndex());
+            p = receives.place(u.replace(Unpooled.EMPTY_BUFFER));
+        } else {
+            p = receives.place(u);
+        }
+        if (p.isError()) {
+            throw new RdmapException(TerminateCause.of(p.error()), op.rfcName() + " MSN "
+                    + Integer.toUnsignedLong(u.msn()) + " MO " + Integer.toUnsignedLong(u.mo()) + " of "
+                    + u.payloadLength() + " octets: " + p.error().description());
+        }
+        if (!p.isDelivered()) {
+            return;
+        }
+        int stag = u.rsvdUlp2();
+        if (op.invalidates()) {
+            invalidate(stag); // RFC 5040 §5.3: invalidate before delivering
+        }
+        stream.recvCq.add(Completion.receive(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
+                p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent()));
+    }
+
+    private void invalidate(int stag) {
+        TaggedBuffer tb = stream.table.lookup(stag);
+        if (tb == null || !tb.isValid() || !tb.remoteInvalidate()) {
+            throw new RdmapException(RdmapError.REMOTE_OPERATION_STAG_CANNOT_BE_INVALIDATED,
+                    "Send with Invalidate of unknown, invalid or protected " + hex(stag));
+        }
+        if (tb.protectionDomain() != stream.pd) {
+            throw new RdmapException(RdmapError.REMOTE_PROTECTION_STAG_CANNOT_BE_INVALIDATED,
+                    "Send with Invalidate of " + hex(stag) + " of another protection domain");
+        }
+        stream.table.invalidate(stag);
+    }
+
+    /** Completes every posted receive in error (RFC 5041 §6). */
+    void flush(String why) {
+        if (receives != null) {
+            receives.flush(r -> stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
+        }
+        RecvRequest r;
+        while ((r = earlyReceives.poll()) != null) {
+            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
+        }
+    }
+
+    /** The RDMAP Remote Protection error for a Read Request's or atomic's refused source (RFC 5040 §7). */
+    private static RdmapError protectionError(TaggedAccessResult r) {
+        switch (r) {
+            case INVALID_STAG:
+                return RdmapError.INVALID_STAG;
+            case BASE_OR_BOUNDS:
+                return RdmapError.BASE_OR_BOUNDS_VIOLATION;
+            case ACCESS_RIGHTS:
+                return RdmapError.ACCESS_RIGHTS_VIOLATION;
+            case STAG_NOT_ASSOCIATED:
+                return RdmapError.STAG_NOT_ASSOCIATED;
+            case TO_WRAP:
+                return RdmapError.TO_WRAP;
+            default:
+                throw new IllegalArgumentException(r.name());
+        }
+    }
+
+    static String hex(int stag) {
+        return String.format("STag 0x%08x", stag);
+    }
+}

@@ -1,0 +1,157 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.DdpSegmenter;
+import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.TaggedBufferTable;
+import dev.iwarp.ddp.llp.LlpParameters;
+import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.rdmap.RdmapWire;
+import dev.iwarp.rdmap.ReadRequestHeader;
+import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.rdmap.TerminateMessage;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.Promise;
+import org.slf4j.Logger;
+
+import java.util.Objects;
+
+/**
+ * The stream of one queue pair (as siw's qp): its state, the parameters the lower layer established,
+ * and the transitions every part of the engine shares: RTS, the Terminate we send for an error the
+ * peer caused (RFC 5040 §5.4, §7), the peer's Terminate, connection loss and graceful close; each
+ * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
+ * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
+ */
+final class StreamState {
+    static final Logger LOG = RdmaEngine.LOG;
+
+    final ProtectionDomain pd;
+    final TaggedBufferTable table;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final QueuePair qp;
+    final Transmitter tx = new Transmitter();
+    final Promise<QueuePair> established = ImmediateEventExecutor.INSTANCE.newPromise();
+    final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();
+    Requester requester;
+    Responder responder;
+
+    volatile ChannelHandlerContext ctx;
+    volatile QpState state = QpState.IDLE;
+    volatile LlpParameters parameters;
+    /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
+    volatile TerminateMessage peerTerminate;
+    LowerLayer lowerLayer;
+    RdmapWire wire;
+    /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
+    boolean awaitingRtr;
+
+    StreamState(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
+        this.pd = Objects.requireNonNull(pd, "pd");
+        this.table = pd.device().table();
+        this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
+        this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
+        this.qp = qp;
+    }
+
+    boolean isRts() {
+        return state == QpState.RTS;
+    }
+
+    /** Full operation over the lower layer (RFC 5041 §6: every queue starts at MSN 1). */
+    void establish(LlpParameters p, LowerLayer lower) {
+        parameters = p;
+        lowerLayer = lower;
+        wire = new RdmapWire(new DdpSegmenter(lower, p.ddpVersion()));
+        tx.start(lower);
+        state = QpState.RTS;
+    }
+
+    /**
+     * Sends a Terminate for an error the peer caused (RFC 5040 §7), moves to TERMINATE, completes all
+     * outstanding work in error and closes once the Terminate is on the wire.
+     *
+     * @param offending   the segment that failed, or {@code null} (not released here)
+     * @param readRequest the offending Read Request header to quote, or {@code null}
+     */
+    void terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader readRequest, String what) {
+        terminate(TerminateMessage.forError(cause, offending, readRequest), what);
+    }
+
+    void terminate(TerminateMessage t, String what) {
+        if (state == QpState.TERMINATE || state == QpState.ERROR) {
+            return;
+        }
+        String hold = lowerLayer == null ? "the lower layer is not in full operation" : lowerLayer.transmitHoldReason();
+        if (hold == null) {
+            LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(), ctx.channel().remoteAddress(),
+                    what, t.cause());
+        } else {
+            LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(), ctx.channel().remoteAddress(),
+                    what, t.cause(), hold);
+        }
+        state = QpState.TERMINATE;
+        // the Terminate is flushed before any completion runs: a ULP that closes the channel when it
+        // sees its work flushed must not cut the Terminate off
+        String why = "stream terminated: " + t.cause();
+        tx.abort(hold == null ? wire.terminate(t, ctx.alloc()) : null, why);
+        flushAll(WcStatus.WR_FLUSH_ERR, why);
+    }
+
+    /** RFC 5040 §5.4: the peer's Terminate stops the stream; it is not answered. */
+    void onPeerTerminate(DdpUntaggedSegment u) {
+        TerminateMessage t;
+        try {
+            t = TerminateMessage.decode(u.payload());
+        } catch (RuntimeException e) {
+            LOG.warn("{} peer sent an undecodable Terminate ({}); closing", ctx.channel(), e.getMessage());
+            toError(WcStatus.FATAL_ERR, "undecodable Terminate");
+            ctx.close();
+            return;
+        }
+        peerTerminate = t;
+        LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());
+        ctx.close();
+    }
+
+    /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */
+    void closeGracefully() {
+        if (state == QpState.RTS) {
+            state = QpState.CLOSING;
+            tx.closeAfterQueued();
+        } else if (state == QpState.IDLE) {
+            state = QpState.CLOSING;
+            ctx.close();
+        }
+    }
+
+    /** Moves to ERROR (connection lost or closed, startup failed) and completes everything in error. */
+    void toError(WcStatus status, String why) {
+        if (state == QpState.ERROR) {
+            return;
+        }
+        state = QpState.ERROR;
+        flushAll(status, why);
+        tx.discardQueued(why);
+    }
+
+    private void flushAll(WcStatus outstandingStatus, String why) {
+        requester.flush(outstandingStatus, why);
+        responder.flush(why);
+    }
+
+    /** The completion status for work the peer's Terminate ended (as the verbs report it). */
+    static WcStatus statusFor(TerminateCause c) {
+        if (c.layer() == TerminateCause.LAYER_LLP) {
+            return WcStatus.FATAL_ERR;
+        }
+        if (c.layer() == TerminateCause.LAYER_DDP) {
+            return c.errorType() == 2 ? WcStatus.REM_INV_REQ_ERR : c.errorType() == 1 ? WcStatus.REM_ACCESS_ERR
+                    : WcStatus.REM_OP_ERR;
+        }
+        return c.errorType() == 1 ? WcStatus.REM_ACCESS_ERR : WcStatus.REM_OP_ERR;
+    }
+}

@@ -1,0 +1,132 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.DdpOutboundMessage;
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.llp.LowerLayer;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+
+/**
+ * The transmit side of one stream (as siw's qp_tx): DDP messages in the order RDMAP hands them over
+ * (Sends, Writes and Requests of the send queue, Read and Atomic Responses), cut into segments only
+ * while the channel is writable. A large Write or Read Response therefore never sits whole in the
+ * outbound buffer: at most the write-buffer high-water mark plus one segment does, and transmission
+ * resumes on {@code channelWritabilityChanged}. One message is finished before the next starts, so
+ * two unfinished messages of one buffer model never interleave (Linux siw fails the stream then).
+ *
+ * <p>A message's promise completes with its last segment's write. Confined to the event loop.
+ */
+final class Transmitter {
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private LowerLayer lowerLayer;
+    private boolean closeWhenDrained;
+    private boolean closed;
+
+    void attach(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Called once the lower layer is in full operation. */
+    void start(LowerLayer lowerLayer) {
+        this.lowerLayer = lowerLayer;
+    }
+
+    /**
+     * Queues a message; it goes out with the next {@link #transmit}. Takes ownership of {@code message}.
+     *
+     * @param done completed with the message's last segment, or {@code null}
+     */
+    void enqueue(DdpOutboundMessage message, ChannelPromise done) {
+        if (closed) {
+            message.discard();
+            if (done != null) {
+                done.tryFailure(new ClosedChannelException());
+            }
+            return;
+        }
+        queue.add(new Pending(message, done));
+    }
+
+    /** Messages queued or partly sent. */
+    int queued() {
+        return queue.size();
+    }
+
+    /**
+     * Writes segments while the channel is writable, then flushes if {@code flush} and anything was
+     * written (a caller inside a read batch leaves the flush to {@code channelReadComplete}). Starts
+     * the graceful close once the queue ran empty, when one was asked for.
+     */
+    void transmit(boolean flush) {
+        boolean wrote = false;
+        Pending p;
+        while ((p = queue.peek()) != null && ctx.channel().isWritable()) {
+            DdpSegment segment = p.message.nextSegment();
+            boolean last = !p.message.hasNextSegment();
+            if (last) {
+                queue.poll();
+            }
+            ctx.write(segment, last && p.done != null ? p.done : ctx.voidPromise());
+            wrote = true;
+        }
+        if (wrote && flush) {
+            ctx.flush();
+        }
+        if (closeWhenDrained && queue.isEmpty() && !closed) {
+            closed = true;
+            ctx.flush();
+            lowerLayer.closeAfterFlush();
+        }
+    }
+
+    /** Graceful close (RFC 5040 §6.2.1): what is queued goes out, then the lower layer closes. */
+    void closeAfterQueued() {
+        closeWhenDrained = true;
+        transmit(true);
+    }
+
+    /**
+     * Abortive end: drops every queued message (their promises fail with {@code why}), then sends
+     * {@code last} (a Terminate, or nothing when {@code null}) regardless of writability and closes
+     * after it.
+     */
+    void abort(Object last, String why) {
+        closed = true;
+        if (last != null) {
+            ctx.write(last, ctx.voidPromise());
+        }
+        ctx.flush();
+        // dropped after the Terminate left: their failed promises run completion code, which may close
+        discardQueued(why);
+        if (lowerLayer != null) {
+            lowerLayer.closeAfterFlush();
+        } else {
+            ctx.close();
+        }
+    }
+
+    /** Drops every queued message, failing their promises with {@code why}. */
+    void discardQueued(String why) {
+        Pending p;
+        while ((p = queue.poll()) != null) {
+            p.message.discard();
+            if (p.done != null) {
+                p.done.tryFailure(new IllegalStateException(why));
+            }
+        }
+    }
+
+    private static final class Pending {
+        final DdpOutboundMessage message;
+        final ChannelPromise done;
+
+        Pending(DdpOutboundMessage message, ChannelPromise done) {
+            this.message = message;
+            this.done = done;
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.iwarp.verbs;
+
+import dev.iwarp.ddp.llp.LlpParameters;
+import dev.iwarp.ddp.llp.LlpRole;
+import dev.iwarp.testkit.Wire;
+
+import java.util.function.UnaryOperator;
+
+/**
+ * Two engines back to back in memory, each over a {@link FakeLowerLayer}: what one writes down
+ * arrives at the other as ULPDUs, as over any framing. {@link #pump()} moves ULPDUs until both sides
+ * are quiet; a side that closed is seen closed by the other once its ULPDUs are delivered.
+ */
+final class EnginePair {
+    final EngineSide initiator = new EngineSide(LlpRole.INITIATOR);
+    final EngineSide responder = new EngineSide(LlpRole.RESPONDER);
+
+    /** Both sides in RTS with the default parameters. */
+    EnginePair() {
+        this(UnaryOperator.identity(), UnaryOperator.identity());
+    }
+
+    /** Both sides in RTS with the default parameters as changed by the two functions. */
+    EnginePair(UnaryOperator<LlpParameters.Builder> initiatorParams,
+               UnaryOperator<LlpParameters.Builder> responderParams) {
+        responder.establish(responderParams.apply(responder.parameters()).build());
+        initiator.establish(initiatorParams.apply(initiator.parameters()).build());
+        pump();
+    }
+
+    void pump() {
+        for (int round = 0; round < 1_000_000; round++) {
+            initiator.ch.runPendingTasks();
+            responder.ch.runPendingTasks();
+            boolean moved = Wire.move(initiator.ch, responder.ch, null) | Wire.move(responder.ch, initiator.ch, null);
+            if (!moved) {
+                if (initiator.ch.isOpen() != responder.ch.isOpen()) {
+                    (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();
+                    continue;
+                }
+                return;
+            }
+        }
+        throw new AssertionError("pair did not settle");
+    }
+
+    void close() {
+        initiator.close();
+        responder.close();
+    }
+}
