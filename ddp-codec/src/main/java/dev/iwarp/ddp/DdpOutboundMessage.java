@@ -1,6 +1,7 @@
 package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * One DDP message on its way out, cut into segments only as they are asked for (RFC 5041 §5.2), so a
@@ -28,6 +29,7 @@ public final class DdpOutboundMessage {
     private final int length;
     private final int maxPayload;
     private ByteBuf payload;
+    private ByteBufAllocator copyInto;
     private int offset;
     private boolean started;
     private boolean done;
@@ -56,6 +58,17 @@ public final class DdpOutboundMessage {
         return new DdpOutboundMessage(false, ddpVersion, rsvdUlp, rsvdUlp2, 0, qn, msn, payload, maxPayload);
     }
 
+    /**
+     * Makes each segment carry a copy of its payload octets, taken from {@code alloc} when the
+     * segment is produced, instead of a slice of the message: for memory that may change while the
+     * lower layer computes a checksum over it (RFC 5044 §4.4). Only one segment's worth is copied at a
+     * time. Returns this message.
+     */
+    public DdpOutboundMessage copyEachSegment(ByteBufAllocator alloc) {
+        this.copyInto = alloc;
+        return this;
+    }
+
     /** Whether segments remain to be produced. */
     public boolean hasNextSegment() {
         return !done;
@@ -75,7 +88,12 @@ public final class DdpOutboundMessage {
         int n = Math.min(maxPayload, length - offset);
         boolean last = offset + n == length;
         ByteBuf slice;
-        if (last && offset == 0) {
+        if (copyInto != null) {
+            slice = copyInto.directBuffer(n, n).writeBytes(payload, payload.readerIndex() + offset, n);
+            if (last) {
+                payload.release();
+            }
+        } else if (last && offset == 0) {
             slice = payload; // the whole message in one segment: hand on the message's own reference
         } else {
             slice = payload.retainedSlice(payload.readerIndex() + offset, n);

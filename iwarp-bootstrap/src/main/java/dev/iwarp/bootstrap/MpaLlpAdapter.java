@@ -78,7 +78,7 @@ final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
         return LlpParameters.builder("MPA Rev " + p.revision(),
                         p.role() == MpaRole.INITIATOR ? LlpRole.INITIATOR : LlpRole.RESPONDER, lower, p)
                 .version(p.ddpVersion()).ird(p.ird()).ord(p.ord()).rtr(rtr(p.rtrType()))
-                .peerPrivateData(p.peerPrivateData()).build();
+                .peerPrivateData(p.peerPrivateData()).digestsPayload(p.crc()).build();
     }
 
     private static RtrMessage rtr(RtrType type) {

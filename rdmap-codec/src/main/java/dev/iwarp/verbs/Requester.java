@@ -1,6 +1,7 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpError;
+import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
@@ -20,6 +21,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
+import java.util.Set;
 
 /**
  * The requester of one stream (RFC 5040 §5, as siw's send queue and ORQ): posted send-queue requests
@@ -135,7 +137,7 @@ final class Requester {
                 RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
                         ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
                         : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
-                stream.tx.enqueue(wire.send(op, wr.invalidateStag(), slice(sge)), localCompletion(pending));
+                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), localCompletion(pending));
                 break;
             }
             case RDMA_WRITE:
@@ -144,7 +146,8 @@ final class Requester {
                             "remote TO + length wraps past 2^64"));
                     return;
                 }
-                stream.tx.enqueue(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), localCompletion(pending));
+                stream.tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
+                        localCompletion(pending));
                 break;
             case RDMA_READ:
                 outstanding.add(Outstanding.read(pending, sge.region().stag(), sge.to(), sge.length()));
@@ -173,6 +176,20 @@ final class Requester {
 
     private static ByteBuf slice(Sge sge) {
         return sge.region().memory().retainedSlice(sge.offset(), sge.length());
+    }
+
+    /**
+     * A Send or Write from a region peers may write (REMOTE_WRITE or REMOTE_ATOMIC) is copied segment
+     * by segment when the lower layer checksums payloads: a peer's Write landing meanwhile must not
+     * make our CRC disagree with the octets sent. Regions only this host writes are sent zero-copy.
+     */
+    private DdpOutboundMessage source(DdpOutboundMessage m, Sge sge) {
+        Set<Access> access = sge.region().access();
+        if (stream.parameters.digestsPayload() && sge.length() > 0
+                && (access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))) {
+            m.copyEachSegment(stream.ctx.alloc());
+        }
+        return m;
     }
 
     /** Completes a Send, Write or Immediate Data when its last segment was handed to the lower layer. */

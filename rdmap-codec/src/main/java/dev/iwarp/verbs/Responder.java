@@ -2,6 +2,7 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
+import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
@@ -134,7 +135,13 @@ final class Responder {
     }
 
     private void respondRead(ReadRequestHeader h, ByteBuf data) {
-        stream.tx.enqueue(stream.wire.readResponse(h.sinkStag(), h.sinkTo(), data), releasesIrdSlot());
+        DdpOutboundMessage response = stream.wire.readResponse(h.sinkStag(), h.sinkTo(), data);
+        if (stream.parameters.digestsPayload()) {
+            // the source may be written (by any peer) while the response is out: the lower layer's CRC
+            // must cover exactly the octets sent, so each segment carries its own copy
+            response.copyEachSegment(stream.ctx.alloc());
+        }
+        stream.tx.enqueue(response, releasesIrdSlot());
         stream.tx.transmit(false);
     }
 

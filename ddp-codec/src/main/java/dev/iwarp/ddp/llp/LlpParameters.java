@@ -19,6 +19,7 @@ public final class LlpParameters {
     private final int ord;
     private final RtrMessage rtr;
     private final byte[] peerPrivateData;
+    private final boolean digestsPayload;
     private final Object framing;
 
     private LlpParameters(Builder b) {
@@ -30,6 +31,7 @@ public final class LlpParameters {
         this.ord = b.ord;
         this.rtr = b.rtr;
         this.peerPrivateData = b.peerPrivateData;
+        this.digestsPayload = b.digestsPayload;
         this.framing = b.framing;
     }
 
@@ -90,6 +92,16 @@ public final class LlpParameters {
         return peerPrivateData.clone();
     }
 
+    /**
+     * Whether the framing computes a checksum over each outbound ULPDU when it is handed down (MPA's
+     * CRC32C, IFT's payload CRC), before the transport copies the octets. A payload whose memory may
+     * change meanwhile (a peer's RDMA Write into a region being read) is then copied first, so the
+     * checksum covers exactly the octets that go on the wire (RFC 5044 §4.4).
+     */
+    public boolean digestsPayload() {
+        return digestsPayload;
+    }
+
     /** The framing's own parameters object (e.g. {@code MpaParameters}). */
     public Object framing() {
         return framing;
@@ -130,6 +142,7 @@ public final class LlpParameters {
         private int ord;
         private RtrMessage rtr;
         private byte[] peerPrivateData = new byte[0];
+        private boolean digestsPayload;
 
         private Builder(String framingName, LlpRole role, MulpduSource mulpdu, Object framing) {
             this.framingName = Objects.requireNonNull(framingName, "framingName");
@@ -166,6 +179,12 @@ public final class LlpParameters {
         /** The peer's private data (copied). */
         public Builder peerPrivateData(byte[] data) {
             this.peerPrivateData = data.clone();
+            return this;
+        }
+
+        /** See {@link LlpParameters#digestsPayload()}. */
+        public Builder digestsPayload(boolean digests) {
+            this.digestsPayload = digests;
             return this;
         }
 

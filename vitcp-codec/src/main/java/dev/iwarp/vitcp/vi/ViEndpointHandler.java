@@ -285,8 +285,12 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         ByteBuf payload = null;
         if (rr.region.isValid()) {
             try {
-                payload = n == 0 ? Unpooled.EMPTY_BUFFER
-                        : rr.region.buffer().retainedSlice((int) (rr.address - rr.region.address() + rr.offset), n);
+                int index = (int) (rr.address - rr.region.address() + rr.offset);
+                // with the trailer CRC on, the source may be written meanwhile (by a peer's RDMA Write):
+                // the CRC must cover exactly the octets sent (§3.5), so the segment carries a copy
+                payload = n == 0 ? Unpooled.EMPTY_BUFFER : conn.crcEnabled()
+                        ? ctx.alloc().directBuffer(n, n).writeBytes(rr.region.buffer(), index, n)
+                        : rr.region.buffer().retainedSlice(index, n);
             } catch (io.netty.util.IllegalReferenceCountException e) {
                 payload = null; // deregistered concurrently
             }
