@@ -20,7 +20,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -31,6 +32,7 @@ import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A peer posts IRD RDMA Read Requests of 256 MiB each and then stops reading its socket. The server's
  * transmit side must stop at the write-buffer high-water mark (plus one segment) instead of putting
  * 2 GiB of Read Responses into its outbound buffer, and its pooled memory must stay bounded by that
- * mark plus a constant. Measured on the server's own allocator and outbound buffer, not by timing.
+ * mark plus a constant, also with CRC on, where every Read Response segment is a copy. Measured on the
+ * server's own allocator and outbound buffer, not by timing.
  */
 class BoundedTransmitMemoryTest {
     private static final int READ_SIZE = 256 << 20;
@@ -49,8 +52,10 @@ class BoundedTransmitMemoryTest {
     /** Room for one more segment than the mark allows (the last write before unwritable) and FPDU framing. */
     private static final int ONE_FPDU = 65536 + 16;
 
-    @Test
-    void readResponsesToAPeerThatStopsReadingStayWithinTheHighWaterMark() throws Exception {
+    /** With CRC on, every Read Response segment is a copy from the server's allocator: still bounded. */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {false, true})
+    void readResponsesToAPeerThatStopsReadingStayWithinTheHighWaterMark(boolean crc) throws Exception {
         // small chunks and no thread caches: used memory follows the live allocations closely
         PooledByteBufAllocator alloc = new PooledByteBufAllocator(true, 1, 1, 4096, 2, 0, 0, false);
         List<Channel> serverChannels = new CopyOnWriteArrayList<>();
@@ -65,14 +70,14 @@ class BoundedTransmitMemoryTest {
             ProtectionDomain pd = server.allocPd();
             MemoryRegion region = pd.register(source, Access.REMOTE_READ);
             Channel listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                    MpaSettings.builder().crc(false).ird(IRD).ord(IRD).build(),
+                    MpaSettings.builder().crc(crc).ird(IRD).ord(IRD).build(),
                     req -> req.accept(pd, new CompletionQueue(), new CompletionQueue(), new byte[0]));
             int port = ((InetSocketAddress) listener.localAddress()).getPort();
             try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 peer.setReceiveBufferSize(64 * 1024);
                 long baseline = used(alloc);
-                startMpa(peer);
-                postReads(peer.getOutputStream(), region);
+                startMpa(peer, crc);
+                postReads(peer.getOutputStream(), region, crc);
                 // the peer reads nothing more: wait until the server can write no further
                 Channel ch = serverChannels.get(0);
                 long pending = waitUntilStalled(ch);
@@ -93,9 +98,9 @@ class BoundedTransmitMemoryTest {
         return alloc.metric().usedDirectMemory() + alloc.metric().usedHeapMemory();
     }
 
-    /** Sends an MPA Rev 2 Request (CRC off, ORD = IRD) and reads the Reply. */
-    private static void startMpa(Socket peer) throws Exception {
-        MpaStartupFrame request = MpaStartupFrame.builder(MpaStartupFrame.Type.REQUEST).revision(2)
+    /** Sends an MPA Rev 2 Request (ORD = IRD) and reads the Reply. */
+    private static void startMpa(Socket peer, boolean crc) throws Exception {
+        MpaStartupFrame request = MpaStartupFrame.builder(MpaStartupFrame.Type.REQUEST).revision(2).crc(crc)
                 .irdOrd(MpaIrdOrd.of(IRD, IRD)).build();
         ByteBuf b = Unpooled.buffer(request.encodedLength());
         request.encode(b);
@@ -108,8 +113,8 @@ class BoundedTransmitMemoryTest {
         assertEquals(0, header[16] & 0x20, "accepted (R=0)");
     }
 
-    /** IRD Read Requests (MSN 1..IRD on QN 1), each an FPDU without CRC, for the whole region. */
-    private static void postReads(OutputStream out, MemoryRegion region) throws Exception {
+    /** IRD Read Requests (MSN 1..IRD on QN 1), each an FPDU, for the whole region. */
+    private static void postReads(OutputStream out, MemoryRegion region, boolean crc) throws Exception {
         ByteArrayOutputStream fpdus = new ByteArrayOutputStream();
         for (int msn = 1; msn <= IRD; msn++) {
             DdpUntaggedSegment s = RdmapSegments.readRequest(msn, new ReadRequestHeader(0x1234, 0, READ_SIZE,
@@ -118,11 +123,16 @@ class BoundedTransmitMemoryTest {
             s.release();
             byte[] u = ByteBufUtil.getBytes(ulpdu);
             ulpdu.release();
-            fpdus.write(u.length >>> 8);
-            fpdus.write(u.length);
-            fpdus.write(u);
-            fpdus.write(new byte[(-(2 + u.length)) & 3]);
-            fpdus.write(new byte[4]); // CRC field 0: CRC not in use
+            ByteArrayOutputStream fpdu = new ByteArrayOutputStream();
+            fpdu.write(u.length >>> 8);
+            fpdu.write(u.length);
+            fpdu.write(u);
+            fpdu.write(new byte[(-(2 + u.length)) & 3]);
+            CRC32C c = new CRC32C();
+            c.update(fpdu.toByteArray());
+            int value = crc ? (int) c.getValue() : 0; // the CRC field is 0 when CRC is not in use
+            fpdu.write(new byte[] {(byte) value, (byte) (value >>> 8), (byte) (value >>> 16), (byte) (value >>> 24)});
+            fpdus.write(fpdu.toByteArray());
         }
         out.write(fpdus.toByteArray());
         out.flush();
