@@ -202,8 +202,8 @@ public class IftFramer extends IftDuplexDecoder {
             int computed = (int) rxCrc.getValue();
             int received = in.getIntLE(at + covered);
             if (computed != received) {
-                throw fail(ctx, in, IftError.HEADER_CRC, String.format("frame %s: header CRC field %08x, computed %08x%s",
-                        frameNo(), received, computed, crcHint(in, at, received, computed)));
+                throw fail(ctx, in, IftError.HEADER_CRC, String.format("frame %s: header CRC octets %s, expected %s (CRC32C 0x%08X)%s",
+                        frameNo(), wire(received), wire(computed), computed, crcHint(in, at, received, computed)));
             }
         }
         if (frameVTag != rxVTag) {
@@ -240,8 +240,8 @@ public class IftFramer extends IftDuplexDecoder {
             int received = in.getIntLE(payloadAt + payloadSize);
             if (computed != received) {
                 throw fail(ctx, in, IftError.PAYLOAD_CRC, String.format(
-                        "frame %s (payload_size %d): payload CRC field %08x, computed %08x%s", frameNo(), payloadSize,
-                        received, computed, Integer.reverseBytes(received) == computed
+                        "frame %s (payload_size %d): payload CRC octets %s, expected %s (CRC32C 0x%08X)%s", frameNo(),
+                        payloadSize, wire(received), wire(computed), computed, Integer.reverseBytes(received) == computed
                                 ? " (the peer wrote it most-significant octet first)" : ""));
             }
         }
@@ -261,6 +261,11 @@ public class IftFramer extends IftDuplexDecoder {
         in.skipBytes(frameWire);
         framesReceived++;
         return ulpdu;
+    }
+
+    /** A CRC value as its four octets on the wire (least-significant first). */
+    private static String wire(int crc) {
+        return String.format("%02x %02x %02x %02x", crc & 0xFF, (crc >>> 8) & 0xFF, (crc >>> 16) & 0xFF, crc >>> 24);
     }
 
     private String frameNo() {
