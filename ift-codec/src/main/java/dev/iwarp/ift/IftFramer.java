@@ -128,11 +128,18 @@ public class IftFramer extends IftDuplexDecoder {
     /**
      * Graceful close: flushes the frames written so far, then closes the connection once they are on
      * the wire: a FIN after the last complete frame, which the peer reads as a clean end. Writes an
-     * empty buffer straight to the handler below, so no frame is produced. Call on the event loop;
-     * idempotent.
+     * empty buffer straight to the handler below, so no frame is produced. Idempotent; from another
+     * thread it is handed to the channel's event loop.
      */
     public void closeAfterFlush() {
-        if (closing || ctx == null) {
+        if (ctx == null) {
+            throw new IllegalStateException("not added to a pipeline yet");
+        }
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(this::closeAfterFlush);
+            return;
+        }
+        if (closing) {
             return;
         }
         closing = true;

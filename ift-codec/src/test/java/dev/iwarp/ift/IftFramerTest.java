@@ -166,6 +166,26 @@ class IftFramerTest {
         assertEquals(Crc32c.RESIDUE, IftTestUtil.crc32c(F2, 28, 9));
     }
 
+    @Test
+    void residueShortcutAgreesWithCompareForRandomFrames() {
+        // CRC32C over covered octets followed by their CRC field is 0x48674BC7 exactly when they match
+        Random rnd = new Random(99);
+        EmbeddedChannel tx = sender(true, true);
+        for (int i = 0; i < 200; i++) {
+            byte[] u = new byte[18 + rnd.nextInt(400)];
+            rnd.nextBytes(u);
+            u[0] &= 0x7F;
+            byte[] f = encode(tx, u);
+            int hs = 18;
+            int ps = u.length - hs;
+            assertEquals(Crc32c.RESIDUE, IftTestUtil.crc32c(f, 0, 6 + hs + 4), "header CRC residue");
+            assertEquals(Crc32c.RESIDUE, IftTestUtil.crc32c(f, 6 + hs + 4, ps + 4), "payload CRC residue");
+            f[rnd.nextInt(6 + hs)] ^= (byte) (1 << rnd.nextInt(8));
+            assertTrue(IftTestUtil.crc32c(f, 0, 6 + hs + 4) != Crc32c.RESIDUE, "a flipped bit breaks the residue");
+        }
+        assertFalse(tx.finish());
+    }
+
     // ------------------------------------------------------------ zero copy
 
     @Test
