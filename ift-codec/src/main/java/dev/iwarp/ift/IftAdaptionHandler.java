@@ -181,7 +181,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         } catch (IftAdaptionException e) {
             in.skipBytes(in.readableBytes());
             if (role == IftRole.NODE_B && e.error().isWellFormedRejection()) {
-                // Q10 as decided: B answers a well-formed but unacceptable phase 0, then closes
+                // IFT draft §4.2 R/HC/PC/IH/IP "close", decided (Q10): answer a well-formed phase 0 first
                 LOG.debug("{} IFT node B answers the rejected phase 0 with {}", ctx.channel(), local);
                 fail(ctx, e, writeIndication(ctx, local));
             } else {
