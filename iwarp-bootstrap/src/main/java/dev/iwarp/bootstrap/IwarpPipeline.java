@@ -21,6 +21,8 @@ import java.util.function.Consumer;
 public final class IwarpPipeline {
     /** Handler names. */
     public static final String MPA = "mpa";
+    /** IFT's adaption handler, which becomes the IFT framer. */
+    public static final String IFT = "ift";
     /** The adapter between a framing and DDP's lower-layer contract. */
     public static final String LLP = "llp";
     public static final String DDP = "ddp";

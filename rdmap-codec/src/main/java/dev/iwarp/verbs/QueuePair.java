@@ -22,9 +22,15 @@ public final class QueuePair {
         engine.submit(() -> engine.stream().requester.postSend(request));
     }
 
-    /** Posts a receive buffer for the next incoming Send (or RFC 7306 Immediate Data). */
+    /**
+     * Posts a receive buffer for the next incoming Send (or RFC 7306 Immediate Data). As with
+     * libibverbs, the receive is in effect when this returns, from any thread: a Send that arrives
+     * afterwards finds it. Receives complete in posting order.
+     */
     public void postRecv(RecvRequest request) {
-        engine.submit(() -> engine.stream().responder.postRecv(request));
+        Responder responder = engine.stream().responder;
+        responder.postRecvFromAnyThread(request);
+        engine.submit(responder::takePosted);
     }
 
     public QpState state() {

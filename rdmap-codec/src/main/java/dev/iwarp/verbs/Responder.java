@@ -23,6 +23,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The responder of one stream (as siw's qp_rx for inbound requests): RDMA Write placement, the RDMA
@@ -35,6 +36,12 @@ final class Responder {
     private final StreamState stream;
     /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
     private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>();
+    /**
+     * Receives posted from other threads, in posting order: taken before any Send is placed, so a
+     * receive is in effect when {@code postRecv} returns, as with libibverbs (a peer told to send right
+     * after the post cannot overtake it), without a lock on the event loop.
+     */
+    private final ConcurrentLinkedQueue<RecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
     /** QN 0: Sends and Immediate Data into posted receives (RFC 5041 §5.3). */
     private UntaggedReceiveQueue<RecvRequest> receives;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
@@ -54,6 +61,19 @@ final class Responder {
             post(r);
         }
         inboundRequests = new MsnWindow(RdmapOpcode.Queues.READ_REQUEST, ird);
+    }
+
+    /** From any thread: the receive is in effect for the next Send from now on. */
+    void postRecvFromAnyThread(RecvRequest r) {
+        postedElsewhere.add(r);
+    }
+
+    /** Takes the receives posted from other threads, in order. On the event loop. */
+    void takePosted() {
+        RecvRequest r;
+        while ((r = postedElsewhere.poll()) != null) {
+            postRecv(r);
+        }
     }
 
     void postRecv(RecvRequest r) {
@@ -194,6 +214,7 @@ final class Responder {
 
     /** A Send variant or Immediate Data segment: placed into the next posted receive (RFC 5040 §5.3). */
     void onSend(DdpUntaggedSegment u, RdmapOpcode op) {
+        takePosted();
         boolean immediate = op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
         long immediateValue = 0;
         UntaggedPlacement<RecvRequest> p;
@@ -239,6 +260,7 @@ final class Responder {
 
     /** Completes every posted receive in error (RFC 5041 §6). */
     void flush(String why) {
+        takePosted();
         if (receives != null) {
             receives.flush(r -> stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
         }
