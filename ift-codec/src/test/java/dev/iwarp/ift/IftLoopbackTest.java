@@ -72,7 +72,30 @@ class IftLoopbackTest {
         return g;
     }
 
-    /** Node B (by connection direction) that echoes every ULPDU; reports what reached it last. */
+    /**
+     * The last ULPDU of an exchange, sent with the client's graceful close: untagged, its DDP header
+     * area starting with these octets (random ULPDUs of the seeded source never do). The echo server
+     * does not answer it, since the client is closing: an echo would race the close (a write into a
+     * connection the peer already shut, seen as a reset instead of a clean end).
+     */
+    static final byte[] FINAL_MARKER = "\0IFT-final-ULPDU".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    static boolean isFinalMarker(ByteBuf ulpdu) {
+        if (ulpdu.readableBytes() < FINAL_MARKER.length) {
+            return false;
+        }
+        for (int i = 0; i < FINAL_MARKER.length; i++) {
+            if (ulpdu.getByte(ulpdu.readerIndex() + i) != FINAL_MARKER[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Node B (by connection direction) that echoes every ULPDU but the final marker; reports what
+     * reached it last.
+     */
     private InetSocketAddress startEchoServer(boolean epoll, IftSettings settings, BlockingQueue<String> serverEnds)
             throws Exception {
         Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -87,7 +110,11 @@ class IftLoopbackTest {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                                 frames++;
-                                ctx.writeAndFlush(msg); // the ULPDU back as a frame
+                                if (isFinalMarker((ByteBuf) msg)) {
+                                    ((ByteBuf) msg).release(); // the client is closing: no answer
+                                } else {
+                                    ctx.writeAndFlush(msg); // the ULPDU back as a frame
+                                }
                             }
 
                             @Override
@@ -207,6 +234,7 @@ class IftLoopbackTest {
         // graceful close: the framer flushes, then FINs after the last complete frame
         IftFramer framer = c.channel.pipeline().get(IftFramer.class);
         byte[] last = ulpdu(rnd, false, 5000);
+        System.arraycopy(FINAL_MARKER, 0, last, 0, FINAL_MARKER.length); // not echoed: the close is the last word
         CompletableFuture<Void> closed = new CompletableFuture<>();
         c.channel.closeFuture().addListener(x -> closed.complete(null));
         c.channel.eventLoop().execute(() -> {
