@@ -104,7 +104,8 @@ final class Bench {
                 byte[] setup = conn.peerData();
                 if (setup.length != Advertisement.LENGTH) {
                     throw new IOException("the server advertised no target region in its "
-                            + (wire.name().equals("vitcp") ? "ConnectAccept" : "MPA Reply")
+                            + (wire.name().equals("vitcp") ? "ConnectAccept" : wire.name().equals("ift")
+                            ? "setup Send (IFT)" : "MPA Reply")
                             + " (got " + setup.length + " octets; serve --target-size)");
                 }
                 target = Advertisement.decode(setup);

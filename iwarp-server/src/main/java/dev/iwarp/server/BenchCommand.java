@@ -29,7 +29,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, with --wire vitcp 7175).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, --wire vitcp 7175, --wire ift 7176).")
     String target;
 
     @Mixin
@@ -50,7 +50,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--depth", description = "Operations outstanding; send always 1 (default: ${DEFAULT-VALUE}).")
     int depth = 16;
 
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option.")
+    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option; IFT: see --ift-send-crc.")
     boolean crc;
 
     @Option(names = "--connections", description = "Connections run at once, each with --iterations (default: ${DEFAULT-VALUE}).")
@@ -62,6 +62,10 @@ final class BenchCommand implements Callable<Integer> {
         if (connections < 1) {
             spec.commandLine().getErr().println("bench: --connections must be >= 1");
             return 2;
+        }
+        wire.check();
+        if (wire.ift() && crc) {
+            throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
         }
         ExecutorService pool = Executors.newFixedThreadPool(connections);
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(Math.min(connections, 2)).build();

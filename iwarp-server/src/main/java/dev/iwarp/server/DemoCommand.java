@@ -15,7 +15,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM, over
- * iWARP or ({@code --wire vitcp}) VI/TCP.
+ * iWARP, ({@code --wire vitcp}) VI/TCP or ({@code --wire ift}) DDP/RDMAP over IFT.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
@@ -30,12 +30,13 @@ final class DemoCommand implements Callable<Integer> {
     WireOptions wire = new WireOptions();
 
     @Option(names = "--pcap", paramLabel = "FILE",
-            description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP only).")
+            description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP and IFT).")
     Path pcap;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        wire.check();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
         if (pcap != null && wire.vitcp()) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
@@ -49,11 +50,14 @@ final class DemoCommand implements Callable<Integer> {
              RpingServer server = wire.vitcp()
                 ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
                         wire.discriminatorOctets(), false, 1))
+                : wire.ift() ? RpingServer.start(config, serverStack.build(),
+                        wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true)
                 : RpingServer.start(config, serverStack.build(), true);
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(clientStack)) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
-                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+                    wire.vitcp() ? "VI/TCP, nio" : (wire.ift() ? "IFT, " : "")
+                            + server.stack().transport().name().toLowerCase(), PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery

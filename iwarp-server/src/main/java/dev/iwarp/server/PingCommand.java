@@ -2,7 +2,6 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,7 +26,7 @@ final class PingCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, with --wire vitcp 7175).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, --wire vitcp 7175, --wire ift 7176).")
     String target;
 
     @Mixin
@@ -52,8 +51,7 @@ final class PingCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.vitcp() ? mpa.checkVitcp(wire.clientWire(null))
-                     : IwarpWire.client(stack, mpa.settings(1, 1))) {
+             ClientWire client = wire.clientWire(stack, mpa)) {
             return run(client, parse(target, wire.defaultPort()), count, size, verify, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

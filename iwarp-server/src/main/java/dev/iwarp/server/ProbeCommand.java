@@ -2,6 +2,8 @@ package dev.iwarp.server;
 
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.mpa.MpaRejectedException;
@@ -34,6 +36,7 @@ import java.util.concurrent.TimeoutException;
  * {@code probe HOST[:PORT] --case CASE}: connects as MPA Initiator, commits one deliberate protocol
  * violation and reports how the peer reacted, against the error the RFCs name for it. For testing
  * iWARP equipment (and our own {@code serve}); each case needs nothing from the peer but a listener.
+ * Over IFT ({@code --wire ift}) the DDP and RDMAP cases run unchanged; {@code markers} is MPA's and refused.
  *
  * <p>Exit code: 0 when the peer reacted as the RFC says, 3 when it reacted with a different error
  * (printed with what the RFC names), 1 when it did not react (no Terminate, no reject, within the
@@ -92,7 +95,7 @@ final class ProbeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Peer (default port 7174).")
+    @Parameters(paramLabel = "HOST[:PORT]", description = "Peer (default port 7174, --wire ift 7176).")
     String target;
 
     @Option(names = "--case", required = true, paramLabel = "CASE", converter = CaseConverter.class,
@@ -109,6 +112,9 @@ final class ProbeCommand implements Callable<Integer> {
     @Mixin
     ClientMpaOptions mpa = new ClientMpaOptions();
 
+    @Mixin
+    WireOptions wire = new WireOptions();
+
     static final class CaseConverter implements picocli.CommandLine.ITypeConverter<Case> {
         @Override
         public Case convert(String value) {
@@ -122,17 +128,33 @@ final class ProbeCommand implements Callable<Integer> {
         if (octets < 1) {
             throw new IllegalArgumentException("--size must be >= 1: " + octets);
         }
-        if (probeCase == Case.MARKERS) {
+        wire.check();
+        if (wire.vitcp()) {
+            throw new IllegalArgumentException("probe runs over --wire iwarp or --wire ift, not vitcp");
+        }
+        if (wire.ift()) {
+            if (probeCase == Case.MARKERS) {
+                throw new IllegalArgumentException("--case markers is an MPA case; IFT never uses markers");
+            }
+            IftOptions.refuseMpaOptions(mpa);
+        } else if (probeCase == Case.MARKERS) {
             mpa.markers = true;
         }
+        Framing framing = wire.ift() ? wire.ift.framing(timeoutMs, 1, 1) : MpaFraming.of(mpa.settings(1, 1));
         try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, PingCommand.parse(target), probeCase, mpa, octets, timeoutMs,
+            return run(stack, PingCommand.parse(target, wire.defaultPort()), probeCase, framing, octets, timeoutMs,
                     spec.commandLine().getOut());
         }
     }
 
-    /** Runs one case and prints what happened; returns the exit code. */
+    /** Runs one case over MPA and prints what happened; returns the exit code. */
     static int run(IwarpStack stack, InetSocketAddress peer, Case c, ClientMpaOptions mpa, int size, long timeoutMs,
+                   PrintWriter out) {
+        return run(stack, peer, c, MpaFraming.of(mpa.settings(1, 1)), size, timeoutMs, out);
+    }
+
+    /** Runs one case over {@code framing} (MPA or IFT) and prints what happened; returns the exit code. */
+    static int run(IwarpStack stack, InetSocketAddress peer, Case c, Framing framing, int size, long timeoutMs,
                    PrintWriter out) {
         out.printf("probe %s against %s: %s (%d octets)%n", c, peer, c.what, size);
         ProtectionDomain pd = stack.allocPd();
@@ -144,21 +166,22 @@ final class ProbeCommand implements Callable<Integer> {
         try {
             QueuePair qp;
             try {
-                qp = stack.connect(peer, ConnectOptions.of(pd).mpa(mpa.settings(1, 1)).completionQueues(sendCq, recvCq)
+                qp = stack.connect(peer, ConnectOptions.of(pd).framing(framing).completionQueues(sendCq, recvCq)
                         // a receive, so a Terminate also shows as a flushed receive
                         .beforeStartup(q -> q.postRecv(RecvRequest.of(1, mr.slice(0, 16)))))
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 return connectFailed(c, e.getCause(), out);
             } catch (TimeoutException e) {
-                out.printf("result: FAIL: no MPA Reply within %d ms%n", timeoutMs);
+                out.printf("result: FAIL: no %s within %d ms%n",
+                        framing instanceof MpaFraming ? "MPA Reply" : "IFT phase 1 indication", timeoutMs);
                 return EXIT_NO_REACTION;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 out.println("result: FAIL: interrupted");
                 return EXIT_NO_REACTION;
             }
-            out.println("connected: " + IwarpWire.describe(qp.connectionParameters().framing(MpaParameters.class)));
+            out.println("connected: " + IwarpWire.describe(qp.connectionParameters()));
             if (c == Case.MARKERS) {
                 return markersAccepted(qp, out);
             }

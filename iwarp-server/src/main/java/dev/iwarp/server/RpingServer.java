@@ -1,5 +1,6 @@
 package dev.iwarp.server;
 
+import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.ServerWire;
@@ -73,6 +74,12 @@ public final class RpingServer implements AutoCloseable {
     /** Starts an iWARP server on {@code stack}; {@code ownsStack}: {@link #close()} also closes the stack. */
     public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack) throws Exception {
         return start(config, IwarpWire.server(stack, config.mpaSettings(), ownsStack), stack);
+    }
+
+    /** Starts a server with {@code framing} (e.g. IFT) on {@code stack}; {@code ownsStack} as above. */
+    public static RpingServer start(ServerConfig config, IwarpStack stack, Framing framing, boolean ownsStack)
+            throws Exception {
+        return start(config, IwarpWire.server(stack, framing, ownsStack), stack);
     }
 
     /** Starts a server on {@code wire}, which {@link #close()} closes. */

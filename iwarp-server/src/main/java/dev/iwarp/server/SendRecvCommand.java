@@ -3,7 +3,6 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.BlockingCompletions;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.WireAccess;
 import dev.iwarp.server.wire.WireConnection;
 import dev.iwarp.server.wire.WireDomain;
@@ -39,7 +38,7 @@ final class SendRecvCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(paramLabel = "HOST[:PORT]",
-            description = "Peer (default port 7174, with --wire vitcp 7175; rdma_server listens on 7471).")
+            description = "Peer (default port 7174, --wire vitcp 7175, --wire ift 7176; rdma_server listens on 7471).")
     String target;
 
     @Mixin
@@ -67,8 +66,7 @@ final class SendRecvCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--size must be >= 0, --count and --recv-size >= 1");
         }
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.vitcp() ? mpa.checkVitcp(wire.clientWire(null))
-                     : IwarpWire.client(stack, mpa.settings(1, 1))) {
+             ClientWire client = wire.clientWire(stack, mpa)) {
             return run(client, PingCommand.parse(target, wire.defaultPort()), mpa.crc, size, count, recvSize,
                     timeoutMs, spec.commandLine().getOut()) ? 0 : 1;
         }

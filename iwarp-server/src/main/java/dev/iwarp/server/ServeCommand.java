@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code serve}: the rping echo/target server until SIGTERM/SIGINT, over iWARP or VI/TCP. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp) and serve every connection as an rping echo/target session.")
+        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift) and serve every connection as an rping echo/target session.")
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -24,7 +24,7 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
-    @Option(names = "--port", description = "TCP port (default: 7174, with --wire vitcp 7175).")
+    @Option(names = "--port", description = "TCP port (default: 7174, --wire vitcp 7175, --wire ift 7176).")
     Integer port;
 
     @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides. "
@@ -53,7 +53,7 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: ${DEFAULT-VALUE}).")
     int maxConnections = 1024;
 
-    @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms (default: ${DEFAULT-VALUE}).")
     long startupTimeoutMs = 10_000;
 
     @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions idle this long; 0 = never (default: ${DEFAULT-VALUE}).")
@@ -67,7 +67,7 @@ final class ServeCommand implements Callable<Integer> {
             description = "Write every connection's TCP traffic to this pcap file (Netty's PcapWriteHandler).")
     java.nio.file.Path pcap;
 
-    @Option(names = "--trace", description = "Log every FPDU sent and received (MPA framer at TRACE).")
+    @Option(names = "--trace", description = "Log every FPDU (IFT: frame) sent and received (the framer at TRACE).")
     boolean trace;
 
     @Option(names = "--echo", description = "Echo every Send, 16-octet ones too, instead of reading those as rping "
@@ -83,6 +83,11 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--target-size, --max-connections and --idle-timeout must be >= 0, "
                     + "--startup-timeout > 0");
         }
+        wire.check();
+        if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
+            throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
+                    + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
+        }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
         if (wire.vitcp()) {
@@ -96,7 +101,8 @@ final class ServeCommand implements Callable<Integer> {
             return serveUntilSignal(RpingServer.start(config, vi), null);
         }
         if (trace) {
-            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(dev.iwarp.mpa.MpaFramer.class))
+            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
+                    wire.ift() ? dev.iwarp.ift.IftFramer.class : dev.iwarp.mpa.MpaFramer.class))
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
@@ -104,6 +110,10 @@ final class ServeCommand implements Callable<Integer> {
         if (capture != null) {
             stack.channelHook(capture::install);
             LOG.info("capturing to {}", pcap);
+        }
+        if (wire.ift()) { // the capture holds raw IFT frames: no dissector decodes them
+            return serveUntilSignal(RpingServer.start(config, stack.build(),
+                    wire.ift.framing(startupTimeoutMs, ird, ord), true), capture);
         }
         return serveUntilSignal(RpingServer.start(config, stack.build(), true), capture);
     }

@@ -29,6 +29,8 @@ public record ServerConfig(String address, int port, boolean crc, boolean marker
     public static final int DEFAULT_PORT = 7174;
     /** {@code serve --wire vitcp}'s default port: VI/TCP has no assigned port (draft-dicecco-vitcp-01 §2.2.2.2.1). */
     public static final int DEFAULT_VITCP_PORT = 7175;
+    /** {@code serve --wire ift}'s default port: IFT has no assigned port either (the ULP's dedicated port, IFT draft §4). */
+    public static final int DEFAULT_IFT_PORT = 7176;
 
     /** The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target. */
     public static ServerConfig defaults() {

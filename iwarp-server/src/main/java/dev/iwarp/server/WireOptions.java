@@ -7,18 +7,23 @@ import dev.iwarp.server.wire.VitcpWire;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpCrcMode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
-/** {@code --wire} and the VI/TCP options shared by serve, ping, demo and bench (a picocli mixin). */
+/** {@code --wire}, the VI/TCP and the IFT options shared by serve, ping, demo and bench (a picocli mixin). */
 final class WireOptions {
-    /** The two wires. */
-    enum Wire { iwarp, vitcp }
+    /** The three wires. */
+    enum Wire { iwarp, vitcp, ift }
 
-    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP) or vitcp (draft-dicecco-vitcp-01) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP), vitcp (draft-dicecco-vitcp-01) or ift "
+            + "(DDP/RDMAP over IFT, draft-williams-iwarp-ift-01) (default: ${DEFAULT-VALUE}).")
     Wire wire = Wire.iwarp;
+
+    @Mixin
+    IftOptions ift = new IftOptions();
 
     @Option(names = "--reliability", paramLabel = "LEVEL",
             description = "VI/TCP reliability level: unreliable, reliable-delivery or reliable-reception; both ends must match (default: ${DEFAULT-VALUE}).")
@@ -38,8 +43,12 @@ final class WireOptions {
         return wire == Wire.vitcp;
     }
 
+    boolean ift() {
+        return wire == Wire.ift;
+    }
+
     int defaultPort() {
-        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ServerConfig.DEFAULT_PORT;
+        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ift() ? ServerConfig.DEFAULT_IFT_PORT : ServerConfig.DEFAULT_PORT;
     }
 
     byte[] discriminatorOctets() {
@@ -58,15 +67,37 @@ final class WireOptions {
                 .rdmaReadWindow(readWindow);
     }
 
-    /** The client wire: iWARP on {@code stack}, or VI/TCP to the discriminator. */
+    /** Checks the IFT options (one-line {@link IllegalArgumentException}): valid, and given only with --wire ift. */
+    void check() {
+        ift.refuseUnlessIft(ift());
+        if (ift()) {
+            ift.settings(10_000);
+        }
+    }
+
+    /** The client wire: iWARP (MPA or IFT) on {@code stack}, or VI/TCP to the discriminator. */
     ClientWire clientWire(IwarpStack stack) {
         return clientWire(stack, 1);
     }
 
     /** As above; a VI/TCP client gets {@code threads} event loop threads. */
     ClientWire clientWire(IwarpStack stack, int threads) {
+        ift.refuseUnlessIft(ift());
         return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets(), threads)
-                : IwarpWire.client(stack);
+                : ift() ? IwarpWire.client(stack, ift.framing(10_000, 1, 1)) : IwarpWire.client(stack);
+    }
+
+    /**
+     * The client wire of the tools with MPA Initiator options (ping, sendrecv): MPA with them (IRD = ORD = 1,
+     * as rping), or VI/TCP or IFT, which refuse them.
+     */
+    ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa) {
+        if (ift()) {
+            IftOptions.refuseMpaOptions(mpa);
+            return clientWire(stack);
+        }
+        ift.refuseUnlessIft(false);
+        return vitcp() ? mpa.checkVitcp(clientWire(null)) : IwarpWire.client(stack, mpa.settings(1, 1));
     }
 
     private static <E extends Enum<E>> E enumValue(Class<E> type, String option, String value) {

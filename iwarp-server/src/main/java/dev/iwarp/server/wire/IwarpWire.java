@@ -1,8 +1,13 @@
 package dev.iwarp.server.wire;
 
 import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.ddp.llp.LlpParameters;
+import dev.iwarp.ift.IftParameters;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
@@ -24,7 +29,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
-/** The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec. */
+/**
+ * The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec, over
+ * MPA or IFT (an {@link IftFraming}; serve's setup data then travels as its first Send, see {@link IftSetup}).
+ */
 public final class IwarpWire {
     private IwarpWire() {
     }
@@ -46,7 +54,12 @@ public final class IwarpWire {
 
     /** {@code serve}'s listening side on {@code stack}; {@code ownsStack}: {@link ServerWire#close} closes it. */
     public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
-        return new Server(stack, mpa, ownsStack);
+        return new Server(stack, MpaFraming.of(mpa), ownsStack);
+    }
+
+    /** {@code serve}'s listening side with {@code framing} (MPA or IFT) as Responder. */
+    public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack) {
+        return new Server(stack, framing, ownsStack);
     }
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
@@ -56,7 +69,26 @@ public final class IwarpWire {
 
     /** The client side with exactly these MPA settings (the read depth and CRC arguments are then ignored). */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa) {
-        return new Client(stack, mpa);
+        return new Client(stack, MpaFraming.of(mpa));
+    }
+
+    /**
+     * The client side over IFT: node A with these settings, IRD 1 and ORD = the read depth capped at
+     * {@link IftFraming#DEFAULT_DEPTH} (serve's default IRD: IFT negotiates neither).
+     */
+    public static ClientWire client(IwarpStack stack, IftFraming ift) {
+        return new Client(stack, ift);
+    }
+
+    /** The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}. */
+    public static String describe(LlpParameters p) {
+        if (p.isFraming(MpaParameters.class)) {
+            return describe(p.framing(MpaParameters.class));
+        }
+        if (p.isFraming(IftParameters.class)) {
+            return IftWire.describe(p.framing(IftParameters.class), p.ird(), p.ord());
+        }
+        return p.toString();
     }
 
     /**
@@ -126,14 +158,20 @@ public final class IwarpWire {
         private final CompletionQueue sendCq = new CompletionQueue();
         private final CompletionQueue recvCq = new CompletionQueue();
         private volatile QueuePair qp;
+        /** IFT: serve's setup message on this connection, whose completions the listener never sees. */
+        private volatile IftSetup setup;
+        private volatile byte[] setupData;
 
         Connection(WireCompletionListener listener) {
             sendCq.setListener(c -> deliver(listener, c, false));
             recvCq.setListener(c -> deliver(listener, c, true));
         }
 
-        private static void deliver(WireCompletionListener l, Completion c, boolean receive) {
-            l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());
+        private void deliver(WireCompletionListener l, Completion c, boolean receive) {
+            IftSetup s = setup;
+            if (s == null || !s.consume(c)) {
+                l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());
+            }
         }
 
         public CompletionQueue sendCq() {
@@ -194,17 +232,26 @@ public final class IwarpWire {
 
         @Override
         public String parameters() {
-            return describe(mpaParameters());
+            return describe(qp.connectionParameters());
         }
 
         @Override
         public String summary() {
+            LlpParameters llp = qp.connectionParameters();
+            if (llp.isFraming(IftParameters.class)) {
+                return IftWire.summary(llp.framing(IftParameters.class));
+            }
             MpaParameters p = mpaParameters();
             return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
         }
 
         @Override
         public boolean crc() {
+            LlpParameters llp = qp.connectionParameters();
+            if (llp.isFraming(IftParameters.class)) {
+                IftParameters p = llp.framing(IftParameters.class);
+                return p.txHeaderCrc() || p.txPayloadCrc();
+            }
             return mpaParameters().crc();
         }
 
@@ -215,7 +262,7 @@ public final class IwarpWire {
 
         @Override
         public byte[] peerData() {
-            return qp.connectionParameters().peerPrivateData();
+            return setupData != null ? setupData.clone() : qp.connectionParameters().peerPrivateData();
         }
 
         /** The negotiated MPA parameters. */
@@ -226,18 +273,18 @@ public final class IwarpWire {
 
     private static final class Server implements ServerWire {
         private final IwarpStack stack;
-        private final MpaSettings mpa;
+        private final Framing framing;
         private final boolean ownsStack;
 
-        Server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
+        Server(IwarpStack stack, Framing framing, boolean ownsStack) {
             this.stack = stack;
-            this.mpa = mpa;
+            this.framing = framing;
             this.ownsStack = ownsStack;
         }
 
         @Override
         public String name() {
-            return "iwarp";
+            return framing instanceof IftFraming ? "ift" : "iwarp";
         }
 
         @Override
@@ -247,7 +294,8 @@ public final class IwarpWire {
 
         @Override
         public Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception {
-            Channel ch = stack.listen(local, mpa, r -> requests.accept(new Request(r)));
+            boolean ift = framing instanceof IftFraming;
+            Channel ch = stack.listen(local, framing, r -> requests.accept(new Request(r, ift)));
             return new Listener() {
                 @Override
                 public InetSocketAddress localAddress() {
@@ -263,8 +311,13 @@ public final class IwarpWire {
 
         @Override
         public String describe() {
-            return stack.transport().name().toLowerCase() + " transport), MPA Rev " + mpa.revision() + ", CRC "
-                    + (mpa.crc() ? "forced" : "as the client asks") + ", IRD " + mpa.ird() + " ORD " + mpa.ord();
+            String transport = stack.transport().name().toLowerCase() + " transport), ";
+            if (framing instanceof IftFraming ift) {
+                return transport + IftWire.listening(ift);
+            }
+            MpaSettings mpa = ((MpaFraming) framing).settings();
+            return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
+                    + ", IRD " + mpa.ird() + " ORD " + mpa.ord();
         }
 
         @Override
@@ -277,9 +330,11 @@ public final class IwarpWire {
 
     private static final class Request implements WireConnectRequest {
         private final IwarpConnectionRequest request;
+        private final boolean ift;
 
-        Request(IwarpConnectionRequest request) {
+        Request(IwarpConnectionRequest request, boolean ift) {
             this.request = request;
+            this.ift = ift;
         }
 
         @Override
@@ -291,7 +346,13 @@ public final class IwarpWire {
         public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
             Connection c = new Connection(listener);
             ProtectionDomain pd = pdOf(domain);
-            return c.attach(request.accept(pd, c.sendCq, c.recvCq, setupData));
+            QueuePair qp = request.accept(pd, c.sendCq, c.recvCq, setupData);
+            if (ift) { // IFT carries no private data: the setup data is our first Send
+                IftSetup s = IftSetup.send(pd, qp, setupData);
+                c.setup = s;
+                s.post(qp);
+            }
+            return c.attach(qp);
         }
 
         @Override
@@ -316,16 +377,16 @@ public final class IwarpWire {
 
     private static final class Client implements ClientWire {
         private final IwarpStack stack;
-        private final MpaSettings fixed;
+        private final Framing fixed;
 
-        Client(IwarpStack stack, MpaSettings fixed) {
+        Client(IwarpStack stack, Framing fixed) {
             this.stack = stack;
             this.fixed = fixed;
         }
 
         @Override
         public String name() {
-            return "iwarp";
+            return fixed instanceof IftFraming ? "ift" : "iwarp";
         }
 
         @Override
@@ -337,22 +398,52 @@ public final class IwarpWire {
         public WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
                                       WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
                                       long timeoutMs) throws IOException {
-            MpaSettings mpa = fixed != null ? fixed
-                    : MpaSettings.builder().revision(2).crc(crc).ird(1).ord(Math.max(1, Math.min(readDepth, 128)))
-                    .build();
+            Framing framing = fixed instanceof IftFraming ift
+                    ? ift.irdOrd(1, Math.max(1, Math.min(readDepth, IftFraming.DEFAULT_DEPTH)))
+                    : fixed != null ? fixed
+                    : MpaFraming.of(MpaSettings.builder().revision(2).crc(crc).ird(1)
+                    .ord(Math.max(1, Math.min(readDepth, 128))).build());
             Connection c = new Connection(listener);
-            ConnectOptions opts = ConnectOptions.of(pdOf(domain)).mpa(mpa).completionQueues(c.sendCq, c.recvCq)
-                    .beforeStartup(qp -> beforeStartup.accept(c.attach(qp)));
+            ProtectionDomain pd = pdOf(domain);
+            ConnectOptions opts = ConnectOptions.of(pd).framing(framing).completionQueues(c.sendCq, c.recvCq)
+                    .beforeStartup(qp -> {
+                        if (framing instanceof IftFraming) {
+                            c.setup = IftSetup.receive(pd, qp); // ahead of the ULP's receives
+                        }
+                        beforeStartup.accept(c.attach(qp));
+                    });
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            QueuePair qp;
             try {
-                return c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
-            } catch (ExecutionException e) {
-                throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
-            } catch (TimeoutException e) {
-                throw new IOException("cannot connect to " + server + ": no MPA Reply within " + timeoutMs + " ms", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted connecting to " + server, e);
+                qp = stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException | InterruptedException e) {
+                if (c.setup != null) {
+                    c.setup.abandon("the connection failed");
+                }
+                throw connectFailed(server, framing, timeoutMs, e);
             }
+            c.attach(qp);
+            if (c.setup != null) {
+                try {
+                    c.setupData = c.setup.await(qp, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                } catch (IOException e) {
+                    c.channel().close();
+                    throw new IOException("cannot connect to " + server + ": " + e.getMessage(), e);
+                }
+            }
+            return c;
+        }
+
+        private static IOException connectFailed(InetSocketAddress server, Framing framing, long timeoutMs, Exception e) {
+            if (e instanceof ExecutionException) {
+                return new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
+            }
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+                return new IOException("interrupted connecting to " + server, e);
+            }
+            return new IOException("cannot connect to " + server + ": no " + (framing instanceof IftFraming
+                    ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
         }
 
         @Override

@@ -1,0 +1,122 @@
+package dev.iwarp.server.wire;
+
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RecvRequest;
+import dev.iwarp.verbs.SendRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * serve's setup message over IFT, one per connection. IFT carries no private data (the ULP agrees on
+ * everything before the adaption indications, IFT draft §4), so what MPA puts in the Reply's Private
+ * Data (serve's target-region advertisement, possibly empty) travels as serve's first Send instead:
+ * node B posts it right after accepting; node A has a receive for it posted before its phase 0, ahead
+ * of the ULP's own receives, and treats the connection as set up once it arrived. Its completions
+ * carry {@link #WR_ID} and never reach the ULP's listener.
+ */
+final class IftSetup {
+    /** The work request id of the setup Send and its receive (negative: never one of the tools' ids). */
+    static final long WR_ID = Long.MIN_VALUE + 0x1F7;
+    /** Largest setup message received; serve sends an {@code Advertisement} (16 octets) or nothing. */
+    static final int MAX_LENGTH = 64;
+
+    private final ByteBuf memory;
+    private final MemoryRegion mr;
+    private final int length;
+    private final CompletableFuture<byte[]> received = new CompletableFuture<>();
+    private boolean released;
+
+    private IftSetup(ProtectionDomain pd, byte[] data, boolean receive) {
+        length = receive ? MAX_LENGTH : data.length;
+        memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length), Math.max(1, length));
+        memory.setZero(0, memory.capacity());
+        if (!receive) {
+            memory.setBytes(0, data);
+        }
+        mr = receive ? pd.register(memory, Access.LOCAL_WRITE) : pd.register(memory);
+    }
+
+    /**
+     * Node A: a receive for the setup message, posted on {@code qp} before the ULP's receives (before the
+     * connection exists: call {@link #await} or {@link #abandon} afterwards).
+     */
+    static IftSetup receive(ProtectionDomain pd, QueuePair qp) {
+        IftSetup s = new IftSetup(pd, null, true);
+        qp.postRecv(RecvRequest.of(WR_ID, s.mr.slice(0, MAX_LENGTH)));
+        return s;
+    }
+
+    /** Node A, the connection failed: releases the receive's memory. */
+    void abandon(String why) {
+        failed(why);
+    }
+
+    /** Node B: sends {@code data} (at most {@link #MAX_LENGTH} octets) as the connection's first Send. */
+    static IftSetup send(ProtectionDomain pd, QueuePair qp, byte[] data) {
+        if (data.length > MAX_LENGTH) {
+            throw new IllegalArgumentException("setup data is at most " + MAX_LENGTH + " octets: " + data.length);
+        }
+        IftSetup s = new IftSetup(pd, data, false);
+        qp.channel().closeFuture().addListener(f -> s.release());
+        return s;
+    }
+
+    /** Posts the Send of {@link #send}; call after the connection's {@code setup} field is set. */
+    void post(QueuePair qp) {
+        qp.postSend(SendRequest.send(WR_ID, mr.slice(0, length)));
+    }
+
+    /** Takes {@code c} when it is the setup message's; returns false for the ULP's completions. */
+    boolean consume(Completion c) {
+        if (c.wrId() != WR_ID) {
+            return false;
+        }
+        synchronized (this) {
+            if (!released && c.isSuccess()) {
+                byte[] b = new byte[c.byteLength()];
+                memory.getBytes(0, b);
+                received.complete(b);
+            }
+        }
+        failed("setup message " + c.status());
+        return true;
+    }
+
+    private void failed(String why) {
+        received.completeExceptionally(new IOException(why));
+        release();
+    }
+
+    private synchronized void release() {
+        if (!released) {
+            released = true;
+            mr.deregister();
+            memory.release();
+        }
+    }
+
+    /** Node A, connected on {@code qp}: the setup message's octets once received. */
+    byte[] await(QueuePair qp, long timeoutMs) throws IOException {
+        qp.channel().closeFuture().addListener(f -> failed("the connection closed"));
+        try {
+            return received.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException("no IFT setup message from the server: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException("no IFT setup message (serve's first Send) within " + timeoutMs + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for the IFT setup message", e);
+        }
+    }
+}
