@@ -12,10 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * invalidation and deregistration may run on any thread; lookups and {@link #check} are lock-free
  * and meant for event loops.
  *
- * <p>STag layout (verbs convention, as Linux siw): {@code index << 8 | key}. The 24-bit index is
- * allocated cyclically from a random start in 1..0xFFFFFF and is never 0, so STag 0 is never handed
- * out; the 8-bit key is random per registration, so a stale STag of a reused index fails. Lookups
- * compare all 32 bits.
+ * <p>STag layout (verbs convention, as Linux siw): {@code index << 8 | key}. Both parts are drawn at
+ * random for every registration (RFC 5042: STags must be hard to guess, so not sequential): the
+ * 24-bit index uniformly from the free indices in 1..0xFFFFFF (never 0, so STag 0 is never handed
+ * out; an index in use is drawn again, so no two live STags share one), the 8-bit key uniformly, so a
+ * stale STag of a reused index fails. Lookups compare all 32 bits.
+ *
+ * <p>No oracle (RFC 5042): an STag of another protection domain is answered exactly like an STag
+ * that does not exist ({@link #check}), so a peer learns nothing about other streams' memory by
+ * probing.
  */
 public final class TaggedBufferTable {
     /** Largest STag index. */
@@ -24,17 +29,15 @@ public final class TaggedBufferTable {
     private final ConcurrentHashMap<Integer, TaggedBuffer> buffers = new ConcurrentHashMap<>();
     private final Random random;
     private final Object allocationLock = new Object();
-    private int nextIndex;
 
     /** A table with STag indices and keys from a {@link SecureRandom} (STags hard to guess, RFC 5042). */
     public TaggedBufferTable() {
         this(new SecureRandom());
     }
 
-    /** A table drawing the start index and the keys from {@code random} (tests: a seeded one). */
+    /** A table drawing indices and keys from {@code random} (tests: a seeded one). */
     public TaggedBufferTable(Random random) {
         this.random = Objects.requireNonNull(random, "random");
-        this.nextIndex = 1 + random.nextInt(MAX_INDEX);
     }
 
     /**
@@ -56,10 +59,18 @@ public final class TaggedBufferTable {
             throw new IllegalArgumentException(String.format("region [0x%016x, +%d) wraps past 2^64-1", baseTo, length));
         }
         synchronized (allocationLock) {
+            if (buffers.size() >= MAX_INDEX) {
+                throw new IllegalStateException("no free STag index");
+            }
+            // up to 64 random draws; should all hit indices in use (a nearly full table), the next free
+            // index after the last draw, so that allocation stays bounded
+            int index = 1 + random.nextInt(MAX_INDEX);
+            for (int draws = 1; buffers.containsKey(index) && draws < 64; draws++) {
+                index = 1 + random.nextInt(MAX_INDEX);
+            }
             for (int tries = 0; tries < MAX_INDEX; tries++) {
-                int index = nextIndex;
-                nextIndex = index == MAX_INDEX ? 1 : index + 1;
                 if (buffers.containsKey(index)) {
+                    index = index == MAX_INDEX ? 1 : index + 1;
                     continue;
                 }
                 int stag = index << 8 | random.nextInt(256);
@@ -82,10 +93,11 @@ public final class TaggedBufferTable {
      * Validates an access of {@code length} octets at {@code to} (RFC 5041 §7.1; spec/ddp.md §4), in this
      * order, returning the first failure:
      * <ol>
-     *   <li>{@link TaggedAccessResult#INVALID_STAG}: no buffer under this STag (index or key differ) or it
-     *       was invalidated;</li>
-     *   <li>{@link TaggedAccessResult#STAG_NOT_ASSOCIATED}: registered in another PD than
-     *       {@code protectionDomain};</li>
+     *   <li>{@link TaggedAccessResult#INVALID_STAG}: no buffer under this STag (index or key differ), it
+     *       was invalidated, or it was registered in another PD than {@code protectionDomain}. RFC 5041
+     *       has a code for the last case ("STag not associated"), but using it would tell a peer that
+     *       the STag is live on another stream (RFC 5042: no probing of other streams' STags), so a
+     *       foreign STag gets the same answer as one that does not exist;</li>
      *   <li>{@link TaggedAccessResult#ACCESS_RIGHTS}: some {@code requiredAccess} flag not granted;</li>
      *   <li>{@link TaggedAccessResult#BASE_OR_BOUNDS}: {@code TO < base} or
      *       {@code TO + length > base + buffer length}, both sides in unsigned 64-bit arithmetic
@@ -102,11 +114,8 @@ public final class TaggedBufferTable {
             throw new IllegalArgumentException("length " + length);
         }
         TaggedBuffer b = lookup(stag);
-        if (b == null || !b.isValid()) {
+        if (b == null || !b.isValid() || b.protectionDomain() != protectionDomain) {
             return TaggedAccessResult.INVALID_STAG;
-        }
-        if (b.protectionDomain() != protectionDomain) {
-            return TaggedAccessResult.STAG_NOT_ASSOCIATED;
         }
         if (!AccessFlags.allows(b.access(), requiredAccess)) {
             return TaggedAccessResult.ACCESS_RIGHTS;
@@ -135,6 +144,23 @@ public final class TaggedBufferTable {
     public boolean invalidate(int stag) {
         TaggedBuffer b = lookup(stag);
         if (b == null || !b.isValid()) {
+            return false;
+        }
+        b.invalidate();
+        return true;
+    }
+
+    /**
+     * The peer's Send with Invalidate (RFC 5040 §5.3): invalidates the STag only if it is registered,
+     * valid, in {@code protectionDomain} (the stream's) and was registered for remote invalidation.
+     * Every refusal is the same {@code false}, whatever the reason, so that the answer tells a peer
+     * nothing about STags it may not invalidate (RFC 5042).
+     *
+     * @return whether the STag was invalidated
+     */
+    public boolean invalidateRemotely(int stag, Object protectionDomain) {
+        TaggedBuffer b = lookup(stag);
+        if (b == null || !b.isValid() || b.protectionDomain() != protectionDomain || !b.remoteInvalidate()) {
             return false;
         }
         b.invalidate();

@@ -22,7 +22,6 @@ import static dev.iwarp.ddp.TaggedAccessResult.ACCESS_RIGHTS;
 import static dev.iwarp.ddp.TaggedAccessResult.BASE_OR_BOUNDS;
 import static dev.iwarp.ddp.TaggedAccessResult.INVALID_STAG;
 import static dev.iwarp.ddp.TaggedAccessResult.OK;
-import static dev.iwarp.ddp.TaggedAccessResult.STAG_NOT_ASSOCIATED;
 import static dev.iwarp.ddp.TaggedAccessResult.TO_WRAP;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,39 +38,30 @@ class TaggedBufferTableTest {
     static final Object OTHER_PD = new Object();
     static final long BASE = 0x000055d5c0a0b2a0L;
 
-    /** A Random whose first nextInt(bound) is bound-1 (start index 0xFFFFFF), then keys 0x5A. */
-    static Random startAtTop() {
+    /** A Random whose nextInt(bound) answers {@code answers} in turn (then 0x5A). */
+    static Random scripted(int... answers) {
         return new Random() {
-            private boolean first = true;
+            private int next;
 
             @Override
             public int nextInt(int bound) {
-                if (first) {
-                    first = false;
-                    return bound - 1;
-                }
-                return 0x5A;
+                return next < answers.length ? answers[next++] : 0x5A;
             }
         };
     }
 
     @Test
-    void stagIsIndexAndKeyWithCyclicIndicesNeverZeroAndRandomKeys() {
+    void stagIsIndexAndKeyNeverZeroAndUnique() {
         TaggedBufferTable table = new TaggedBufferTable(new Random(1));
         ByteBuf mem = Unpooled.wrappedBuffer(new byte[16]);
         Set<Integer> stags = new HashSet<>();
         Set<Integer> keys = new HashSet<>();
-        int previousIndex = -1;
         for (int i = 0; i < 1000; i++) {
             TaggedBuffer b = table.register(PD, mem, BASE, REMOTE_WRITE, false);
             int stag = b.stag();
             assertEquals(b.index() << 8 | b.key(), stag);
             assertTrue(b.index() >= 1 && b.index() <= 0xFFFFFF);
             assertNotEquals(0, stag);
-            if (previousIndex > 0) {
-                assertEquals(previousIndex == 0xFFFFFF ? 1 : previousIndex + 1, b.index(), "cyclic allocation");
-            }
-            previousIndex = b.index();
             assertTrue(stags.add(stag), "unique");
             keys.add(b.key());
             assertSame(b, table.lookup(stag));
@@ -84,26 +74,60 @@ class TaggedBufferTableTest {
         assertEquals(0, table.size());
     }
 
+    /**
+     * RFC 5042: STags hard to guess. Knowing one STag must not tell the next: consecutive
+     * registrations from SecureRandom land on unrelated indices (sequential allocation, the old
+     * behaviour, gave index + 1 every time), spread over the whole 24-bit space.
+     */
     @Test
-    void startIndexIsRandom() {
-        Set<Integer> starts = new HashSet<>();
+    void indicesAreRandomNotSequential() {
+        TaggedBufferTable table = new TaggedBufferTable();
         ByteBuf mem = Unpooled.wrappedBuffer(new byte[1]);
-        for (int i = 0; i < 8; i++) {
-            starts.add(new TaggedBufferTable().register(PD, mem, 0, REMOTE_READ, false).index());
+        int n = 256;
+        int[] index = new int[n];
+        for (int i = 0; i < n; i++) {
+            index[i] = table.register(PD, mem, 0, REMOTE_READ, false).index();
         }
-        assertTrue(starts.size() > 1, "8 tables from SecureRandom did not all start at the same index");
+        int near = 0;
+        int top = 0;
+        for (int i = 1; i < n; i++) {
+            if (Math.abs(index[i] - index[i - 1]) <= 256) {
+                near++; // chance: about 2 * 256 / 2^24 per pair, so ~0.008 of 255 pairs
+            }
+            if (index[i] > 0x800000) {
+                top++;
+            }
+        }
+        assertTrue(near <= 2, near + " of " + (n - 1) + " consecutive indices within 256 of each other");
+        assertTrue(top > 80 && top < 175, "indices spread over the space: " + top + " of 255 in the upper half");
     }
 
     @Test
-    void indexWrapsFromTopToOneAndSkipsIndicesInUse() {
-        TaggedBufferTable table = new TaggedBufferTable(startAtTop());
+    void anIndexInUseIsDrawnAgainAndIndexZeroNeverComesOut() {
+        // draws are 1 + nextInt(0xFFFFFF): answers 0xFFFFFE, 0 give indices 0xFFFFFF and 1
+        TaggedBufferTable table = new TaggedBufferTable(scripted(0xFFFFFE, 0x11, 0xFFFFFE, 0, 0x22));
         ByteBuf mem = Unpooled.wrappedBuffer(new byte[1]);
         TaggedBuffer top = table.register(PD, mem, 0, REMOTE_READ, false);
-        assertEquals(0xFFFFFF5A, top.stag());
+        assertEquals(0xFFFFFF11, top.stag());
         TaggedBuffer one = table.register(PD, mem, 0, REMOTE_READ, false);
-        assertEquals(0x0000015A, one.stag(), "index 0 is skipped");
+        assertEquals(0x00000122, one.stag(), "index 0xFFFFFF in use: drawn again");
         assertTrue(table.deregister(top.stag()));
         assertTrue(table.deregister(one.stag()));
+    }
+
+    @Test
+    void aNearlyFullTableTakesTheNextFreeIndexAfterSixtyFourDraws() {
+        int[] answers = new int[2 + 64 + 1];
+        answers[1] = 0x44; // first registration: index 1, key 0x44
+        answers[answers.length - 1] = 0x33; // second: 64 draws of index 1 (zeros), then key 0x33
+        TaggedBufferTable table = new TaggedBufferTable(scripted(answers));
+        ByteBuf mem = Unpooled.wrappedBuffer(new byte[1]);
+        TaggedBuffer first = table.register(PD, mem, 0, REMOTE_READ, false);
+        assertEquals(0x00000144, first.stag());
+        TaggedBuffer second = table.register(PD, mem, 0, REMOTE_READ, false);
+        assertEquals(0x00000233, second.stag(), "64 draws of an index in use, then the next free index");
+        assertTrue(table.deregister(first.stag()));
+        assertTrue(table.deregister(second.stag()));
     }
 
     @Test
@@ -142,9 +166,10 @@ class TaggedBufferTableTest {
         // 3: rights, before bounds
         assertEquals(ACCESS_RIGHTS, table.check(s, PD, 0x1000, 1, REMOTE_READ));
         assertEquals(ACCESS_RIGHTS, table.check(s, PD, 0, 1 << 20, REMOTE_WRITE | REMOTE_ATOMIC));
-        // 2: PD, before rights
-        assertEquals(STAG_NOT_ASSOCIATED, table.check(s, OTHER_PD, 0x1000, 1, REMOTE_WRITE));
-        assertEquals(STAG_NOT_ASSOCIATED, table.check(s, OTHER_PD, 0, 1 << 20, REMOTE_READ));
+        // 1: another PD's STag is answered as one that does not exist (RFC 5042: no probing), before
+        // rights and bounds, so its rights and extent stay hidden too
+        assertEquals(INVALID_STAG, table.check(s, OTHER_PD, 0x1000, 1, REMOTE_WRITE));
+        assertEquals(INVALID_STAG, table.check(s, OTHER_PD, 0, 1 << 20, REMOTE_READ));
         // 1: valid, before everything; zero-length accesses are not exempt
         assertEquals(INVALID_STAG, table.check(s + 0x100, PD, 0x1000, 0, REMOTE_WRITE), "unknown STag, length 0");
         assertTrue(table.invalidate(s));
@@ -156,6 +181,25 @@ class TaggedBufferTableTest {
         assertTrue(table.deregister(s));
         assertFalse(table.deregister(s));
         assertNull(table.lookup(s));
+    }
+
+    @Test
+    void remoteInvalidationOnlyOfOptedInStagsOfTheSamePd() {
+        TaggedBufferTable table = new TaggedBufferTable(new Random(5));
+        ByteBuf mem = Unpooled.wrappedBuffer(new byte[8]);
+        TaggedBuffer plain = table.register(PD, mem, 0, REMOTE_WRITE, false);
+        TaggedBuffer optedIn = table.register(PD, mem, 0, REMOTE_WRITE, true);
+        assertFalse(table.invalidateRemotely(plain.stag(), PD), "not registered for remote invalidation");
+        assertFalse(table.invalidateRemotely(optedIn.stag(), OTHER_PD), "another PD");
+        assertFalse(table.invalidateRemotely(optedIn.stag() ^ 1, PD), "unknown STag");
+        assertTrue(plain.isValid());
+        assertTrue(optedIn.isValid());
+        assertTrue(table.invalidateRemotely(optedIn.stag(), PD));
+        assertFalse(optedIn.isValid());
+        assertFalse(table.invalidateRemotely(optedIn.stag(), PD), "already invalid");
+        assertTrue(table.invalidate(plain.stag()), "local invalidation needs no opt-in");
+        assertTrue(table.deregister(plain.stag()));
+        assertTrue(table.deregister(optedIn.stag()));
     }
 
     @Test
@@ -181,7 +225,6 @@ class TaggedBufferTableTest {
     void accessResultsMapToDdpTaggedErrorsAsSiw() {
         assertEquals(0x00, INVALID_STAG.ddpError().errorCode());
         assertEquals(0x01, BASE_OR_BOUNDS.ddpError().errorCode());
-        assertEquals(0x02, STAG_NOT_ASSOCIATED.ddpError().errorCode());
         assertEquals(0x03, TO_WRAP.ddpError().errorCode());
         assertEquals(DdpError.INVALID_STAG, ACCESS_RIGHTS.ddpError());
         for (TaggedAccessResult r : TaggedAccessResult.values()) {

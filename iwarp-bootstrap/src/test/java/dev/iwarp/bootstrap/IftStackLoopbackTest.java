@@ -158,7 +158,7 @@ class IftStackLoopbackTest {
         for (int i = 0; i < 3; i++) {
             c.server.postRecv(RecvRequest.of(i, recv.slice(i * 64, 64)));
         }
-        MemoryRegion invalidatable = c.spd.register(buffer(8, 0), Access.REMOTE_WRITE);
+        MemoryRegion invalidatable = c.spd.register(buffer(8, 0), Access.REMOTE_WRITE, Access.REMOTE_INVALIDATE);
         MemoryRegion src = c.cpd.register(buffer(64, 3), Access.LOCAL_WRITE);
         c.client.postSend(SendRequest.send(1, src.slice(0, 10)).solicited());
         c.client.postSend(SendRequest.sendWithInvalidate(2, src.slice(0, 20), invalidatable.stag()));

@@ -242,7 +242,7 @@ class IwarpStackLoopbackTest {
         QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
         assertEquals(markersR, qp.connectionParameters().framing(MpaParameters.class).markersTx());
         assertEquals(markersI, qp.connectionParameters().framing(MpaParameters.class).markersRx());
-        MemoryRegion invalidated = spd.register(buffer(8, 0), Access.REMOTE_WRITE);
+        MemoryRegion invalidated = spd.register(buffer(8, 0), Access.REMOTE_WRITE, Access.REMOTE_INVALIDATE);
         qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, 70000), target.stag(), target.iova()));
         qp.postSend(SendRequest.send(2, src.slice(0, 5000)).solicited());
         qp.postSend(SendRequest.sendWithInvalidate(3, src.slice(0, 70000), invalidated.stag()));

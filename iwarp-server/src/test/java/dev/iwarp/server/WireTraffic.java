@@ -356,8 +356,8 @@ public final class WireTraffic {
             MemoryRegion target = spd.register(targetMem, TARGET_IOVA, Access.LOCAL_WRITE, Access.REMOTE_READ,
                     Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
             MemoryRegion recv = spd.register(recvMem, Access.LOCAL_WRITE);
-            MemoryRegion inv1 = spd.register(inv1Mem, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            MemoryRegion inv2 = spd.register(inv2Mem, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            MemoryRegion inv1 = spd.register(inv1Mem, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_INVALIDATE);
+            MemoryRegion inv2 = spd.register(inv2Mem, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_INVALIDATE);
             CompletionQueue sRecvCq = new CompletionQueue();
             BlockingQueue<QueuePair> accepted = new ArrayBlockingQueue<>(1);
             byte[] replyPd = ("wire-check reply " + v.name()).getBytes(StandardCharsets.US_ASCII);

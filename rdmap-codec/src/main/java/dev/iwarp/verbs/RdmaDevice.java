@@ -30,7 +30,8 @@ public final class RdmaDevice implements AutoCloseable {
 
     MemoryRegion register(ProtectionDomain pd, ByteBuf memory, long iova, Set<Access> access) {
         // the table keeps its own reference to the memory (index 0 to capacity) until deregistration
-        TaggedBuffer t = table.register(pd, memory.slice(0, memory.capacity()), iova, Access.toFlags(access), true);
+        TaggedBuffer t = table.register(pd, memory.slice(0, memory.capacity()), iova, Access.toFlags(access),
+                access.contains(Access.REMOTE_INVALIDATE));
         MemoryRegion mr = new MemoryRegion(pd, t, access);
         regions.add(mr);
         return mr;

@@ -245,17 +245,17 @@ final class Responder {
                 p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent()));
     }
 
+    /**
+     * RFC 5040 §5.3: only an STag of this stream's PD registered with {@link Access#REMOTE_INVALIDATE}
+     * may be invalidated by the peer. Every refusal (unknown, already invalid, another PD, not
+     * registered for it) gets the same Terminate, Remote Operation / "STag cannot be invalidated"
+     * (RFC 5040 §7.2), so that the peer cannot tell them apart (RFC 5042).
+     */
     private void invalidate(int stag) {
-        TaggedBuffer tb = stream.table.lookup(stag);
-        if (tb == null || !tb.isValid() || !tb.remoteInvalidate()) {
+        if (!stream.table.invalidateRemotely(stag, stream.pd)) {
             throw new RdmapException(RdmapError.REMOTE_OPERATION_STAG_CANNOT_BE_INVALIDATED,
-                    "Send with Invalidate of unknown, invalid or protected " + hex(stag));
+                    "Send with Invalidate of " + hex(stag) + ", which it may not invalidate");
         }
-        if (tb.protectionDomain() != stream.pd) {
-            throw new RdmapException(RdmapError.REMOTE_PROTECTION_STAG_CANNOT_BE_INVALIDATED,
-                    "Send with Invalidate of " + hex(stag) + " of another protection domain");
-        }
-        stream.table.invalidate(stag);
     }
 
     /** Completes every posted receive in error (RFC 5041 §6). */
@@ -279,8 +279,6 @@ final class Responder {
                 return RdmapError.BASE_OR_BOUNDS_VIOLATION;
             case ACCESS_RIGHTS:
                 return RdmapError.ACCESS_RIGHTS_VIOLATION;
-            case STAG_NOT_ASSOCIATED:
-                return RdmapError.STAG_NOT_ASSOCIATED;
             case TO_WRAP:
                 return RdmapError.TO_WRAP;
             default:

@@ -12,17 +12,29 @@ import java.util.function.UnaryOperator;
  * are quiet; a side that closed is seen closed by the other once its ULPDUs are delivered.
  */
 final class EnginePair {
-    final EngineSide initiator = new EngineSide(LlpRole.INITIATOR);
-    final EngineSide responder = new EngineSide(LlpRole.RESPONDER);
+    final EngineSide initiator;
+    final EngineSide responder;
 
     /** Both sides in RTS with the default parameters. */
     EnginePair() {
         this(UnaryOperator.identity(), UnaryOperator.identity());
     }
 
+    /** A pair whose responder is a stream in a PD of its own on {@code responderDevice} (a shared RNIC). */
+    EnginePair(RdmaDevice responderDevice) {
+        this(responderDevice, UnaryOperator.identity(), UnaryOperator.identity());
+    }
+
     /** Both sides in RTS with the default parameters as changed by the two functions. */
     EnginePair(UnaryOperator<LlpParameters.Builder> initiatorParams,
                UnaryOperator<LlpParameters.Builder> responderParams) {
+        this(null, initiatorParams, responderParams);
+    }
+
+    private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
+                       UnaryOperator<LlpParameters.Builder> responderParams) {
+        initiator = new EngineSide(LlpRole.INITIATOR);
+        responder = new EngineSide(LlpRole.RESPONDER, responderDevice);
         responder.establish(responderParams.apply(responder.parameters()).build());
         initiator.establish(initiatorParams.apply(initiator.parameters()).build());
         pump();

@@ -22,12 +22,13 @@ import java.util.List;
  * assert the exact Terminate on the wire.
  */
 final class EngineSide {
-    final RdmaDevice device = new RdmaDevice();
-    final ProtectionDomain pd = device.allocPd();
+    final RdmaDevice device;
+    final ProtectionDomain pd;
+    private final boolean ownsDevice;
     final CompletionQueue sendCq = new CompletionQueue();
     final CompletionQueue recvCq = new CompletionQueue();
-    final RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
-    final QueuePair qp = engine.queuePair();
+    final RdmaEngine engine;
+    final QueuePair qp;
     final FakeLowerLayer llp = new FakeLowerLayer();
     final List<Recorded> written = new ArrayList<>();
     final EmbeddedChannel ch;
@@ -35,7 +36,17 @@ final class EngineSide {
     private final List<ByteBuf> allocated = new ArrayList<>();
 
     EngineSide(LlpRole role) {
+        this(role, null);
+    }
+
+    /** A side on {@code shared} (closed by its owner), in a PD of its own; a new device if {@code null}. */
+    EngineSide(LlpRole role, RdmaDevice shared) {
         this.role = role;
+        this.ownsDevice = shared == null;
+        this.device = shared == null ? new RdmaDevice() : shared;
+        this.pd = device.allocPd();
+        engine = new RdmaEngine(pd, sendCq, recvCq);
+        qp = engine.queuePair();
         ch = new EmbeddedChannel(llp, new DdpCodec(), new Tap(written), engine);
     }
 
@@ -79,7 +90,9 @@ final class EngineSide {
 
     void close() {
         ch.finishAndReleaseAll();
-        device.close();
+        if (ownsDevice) {
+            device.close();
+        }
         allocated.forEach(ByteBuf::release);
         allocated.clear();
     }

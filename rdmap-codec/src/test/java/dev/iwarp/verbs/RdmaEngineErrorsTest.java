@@ -85,7 +85,7 @@ class RdmaEngineErrorsTest {
     @CsvSource({
             // case,            layer, etype, code
             "unknown STag,      1, 1, 0x00",
-            "STag of other PD,  1, 1, 0x02",
+            "STag of other PD,  1, 1, 0x00", // as unknown: no oracle (RFC 5042)
             "out of bounds,     1, 1, 0x01",
             "no remote write,   0, 1, 0x02",
             "invalidated STag,  1, 1, 0x00",

@@ -123,7 +123,7 @@ class RdmaEngineOperationsTest {
         EngineSide b = pair.responder;
         MemoryRegion srcMr = a.register(a.buffer(64, 0x41), Access.LOCAL_WRITE);
         MemoryRegion recvMr = b.register(b.buffer(256, 0), Access.LOCAL_WRITE);
-        MemoryRegion victim = b.register(b.buffer(64, 0), Access.REMOTE_WRITE);
+        MemoryRegion victim = b.register(b.buffer(64, 0), Access.REMOTE_WRITE, Access.REMOTE_INVALIDATE);
         for (int i = 0; i < 4; i++) {
             b.qp.postRecv(RecvRequest.of(i, recvMr.slice(i * 64, 64)));
         }
