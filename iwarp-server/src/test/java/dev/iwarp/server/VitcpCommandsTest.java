@@ -35,7 +35,7 @@ class VitcpCommandsTest {
     void pingAndBenchOverVitcp() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "--crc");
+            Run ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "-V", "--crc");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("VI/TCP Reliable Delivery, CRC on (ETHERNET_REFLECTED), MTU 8192, "
                     + "RDMA Read Window 1"), ping.out());

@@ -4,6 +4,7 @@ import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
@@ -216,6 +217,12 @@ public final class IwarpWire {
         @Override
         public byte[] peerData() {
             return qp.connectionParameters().peerPrivateData();
+        }
+
+        @Override
+        public String peerError() {
+            TerminateMessage t = qp.peerTerminate();
+            return t == null ? null : "Terminate " + t.describe();
         }
 
         /** The negotiated MPA parameters. */
