@@ -94,7 +94,7 @@ class VitcpCommandsTest {
         assertTrue(pcap.err().contains("iWARP options, not for --wire vitcp"), pcap.err());
         Run mtu = run("serve", "--wire", "vitcp", "--mtu", "0");
         assertEquals(2, mtu.code());
-        assertTrue(mtu.err().contains("mtu must be 1..65495"), mtu.err());
+        assertTrue(mtu.err().contains("--mtu must be in 1..65495, not 0"), mtu.err());
         for (String[] mpaOnly : new String[][] {{"--markers"}, {"--mpa-rev", "1"}, {"--p2p"}}) {
             String[] args = new String[4 + mpaOnly.length];
             System.arraycopy(new String[] {"ping", "127.0.0.1:9", "--wire", "vitcp"}, 0, args, 0, 4);
