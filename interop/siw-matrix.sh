@@ -151,14 +151,14 @@ run rping-c-large rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -S 65535 -V
 timeout -s KILL 2 rping -c -a 10.0.2.2 -p $P_SERVE -C 0 > /host/rping-c-killed.out 2>&1; echo \$? > /host/rping-c-killed.rc
 run rping-c-after rping -c -a 10.0.2.2 -p $P_SERVE -C 3 -v -V"
     host_clients() {
-      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v
-      host_client ping-crc ping 127.0.0.1:$P_RPING_S -C 10 -v --crc
-      host_client ping-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v
+      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v -V
+      host_client ping-crc ping 127.0.0.1:$P_RPING_S -C 10 -v -V --crc
+      host_client ping-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v -V
       host_client probe-markers probe 127.0.0.1:$P_RPING_S --case markers
       host_client probe-write probe 127.0.0.1:$P_RPING_S --case write-invalid-stag
       host_client probe-read probe 127.0.0.1:$P_RPING_S --case read-invalid-stag
       host_client probe-send probe 127.0.0.1:$P_RPING_S --case send-too-long --size 64
-      host_client ping-after ping 127.0.0.1:$P_RPING_S -C 3 -v
+      host_client ping-after ping 127.0.0.1:$P_RPING_S -C 3 -v -V
     }
     boot stock
     stop_serve serve; stop_serve serve-crc
@@ -203,9 +203,9 @@ run rping-c-after rping -c -a 10.0.2.2 -p $P_SERVE -C 3 -v -V"
 run rping-c rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -v -V
 run rping-c-large rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -S 65535 -V"
     host_clients() {
-      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v
-      host_client ping-crc ping 127.0.0.1:$P_RPING_S -C 10 -v --crc
-      host_client ping-crc-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v --crc
+      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v -V
+      host_client ping-crc ping 127.0.0.1:$P_RPING_S -C 10 -v -V --crc
+      host_client ping-crc-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v -V --crc
     }
     boot crc --siw-param mpa_crc_required=1
     stop_serve serve
@@ -228,10 +228,10 @@ run rping-c-large rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -S 65535 -V"
 run rping-c rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -v -V
 run rping-c-large rping -c -a 10.0.2.2 -p $P_SERVE -C 10 -S 65535 -V"
     host_clients() {
-      host_client ping-p2p ping 127.0.0.1:$P_RPING_S -C 10 -v --p2p
-      host_client ping-p2p-read ping 127.0.0.1:$P_RPING_S -C 10 -v --p2p=read
-      host_client ping-p2p-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v --p2p
-      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v
+      host_client ping-p2p ping 127.0.0.1:$P_RPING_S -C 10 -v -V --p2p
+      host_client ping-p2p-read ping 127.0.0.1:$P_RPING_S -C 10 -v -V --p2p=read
+      host_client ping-p2p-large ping 127.0.0.1:$P_RPING_S -C 10 -S 65535 -v -V --p2p
+      host_client ping ping 127.0.0.1:$P_RPING_S -C 10 -v -V
     }
     boot p2p --siw-param peer_to_peer=1
     stop_serve serve
@@ -258,7 +258,7 @@ run rdma_client rdma_client -s 10.0.2.2 -p $P_SERVE_CRC"
     GUEST_RDMA_SERVER=1
     host_clients() {
       host_client sendrecv sendrecv 127.0.0.1:$P_RDMA_SERVER --mpa-rev 1
-      host_client ping ping 127.0.0.1:$P_RPING_S -C 3 -v --mpa-rev 1 --timeout 3000
+      host_client ping ping 127.0.0.1:$P_RPING_S -C 3 -v -V --mpa-rev 1 --timeout 3000
     }
     boot rev1 --siw-param mpa_version=1
     GUEST_RDMA_SERVER=

@@ -12,7 +12,7 @@ serve=$!
 trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
 wait_listening $serve "$log" run-jar-processes
 
-out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" -C 5 -S 1000 -v)" || { echo "$out"; cat "$log"; exit 1; }
+out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" -C 5 -S 1000 -v -V)" || { echo "$out"; cat "$log"; exit 1; }
 echo "$out" | tail -1
 grep -q '^5/5 pings of 1000 octets verified' <<<"$out" || { cat "$log"; echo "run-jar-processes: ping failed" >&2; exit 1; }
 out="$(timeout 60 java -jar "$jar" bench "127.0.0.1:$port" --op write --size 65536 --iterations 500)" \

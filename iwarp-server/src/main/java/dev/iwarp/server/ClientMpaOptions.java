@@ -12,13 +12,14 @@ import java.util.List;
  * markers, no peer-to-peer (siw-interop.md §7.1).
  */
 final class ClientMpaOptions {
-    @Option(names = "--crc", description = "Ask for MPA CRC (C=1); with --wire vitcp: send the CRC option.")
+    @Option(names = "--crc", description = "Ask for CRC: MPA C=1, or over VI/TCP the CRC option.")
     boolean crc;
 
-    @Option(names = "--markers", description = "Ask for MPA markers (M=1); siw rejects them (siw-interop.md §2.4).")
+    @Option(names = "--markers", description = "Ask for MPA markers (M=1); Linux siw rejects them.")
     boolean markers;
 
     @Option(names = "--mpa-rev", paramLabel = "REV", description = "MPA revision of the Request, 1 or 2 (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1, max = 2)
     int revision = 2;
 
     @Option(names = "--p2p", paramLabel = "RTR", split = ",", arity = "0..1", fallbackValue = "write,read",

@@ -17,7 +17,7 @@ import java.util.concurrent.Callable;
  * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM, over
  * iWARP, ({@code --wire vitcp}) VI/TCP or ({@code --wire ift}) DDP/RDMAP over IFT.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo",
         description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
 final class DemoCommand implements Callable<Integer> {
     static final int PINGS = 10;
@@ -25,6 +25,9 @@ final class DemoCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    HelpOption help;
 
     @Mixin
     WireOptions wire = new WireOptions();
@@ -41,11 +44,12 @@ final class DemoCommand implements Callable<Integer> {
         if (pcap != null && wire.vitcp()) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
         }
-        PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
+        PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
         if (capture != null) {
             serverStack.channelHook(capture::install);
         }
+        boolean result;
         try (PcapFile closedLast = capture;
              RpingServer server = wire.vitcp()
                 ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
@@ -64,8 +68,13 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("server: %d RDMA Reads (%d octets), %d RDMA Writes (%d octets), %d Sends%n",
                     s.reads(), s.bytesRead(), s.writes(), s.bytesWritten(), s.sends());
             boolean counts = s.reads() == PINGS && s.writes() == PINGS && s.sends() == 2L * PINGS;
-            out.println(ok && counts ? "demo: OK" : "demo: FAILED");
-            return ok && counts ? 0 : 1;
+            result = ok && counts;
         }
+        if (pcap != null) { // closed now: all of it is in the file
+            out.printf("demo: wrote the server's traffic to %s (%d octets)%n", pcap.toAbsolutePath(),
+                    java.nio.file.Files.size(pcap));
+        }
+        out.println(result ? "demo: OK" : "demo: FAILED");
+        return result ? 0 : 1;
     }
 }

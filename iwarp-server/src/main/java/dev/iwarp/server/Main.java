@@ -2,18 +2,31 @@ package dev.iwarp.server;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Properties;
 
 /**
  * {@code java -jar iwarp-server.jar [serve|ping|demo|bench|probe|sendrecv] ...}; without a subcommand it runs {@code serve}
  * on its defaults.
  */
-@Command(name = "iwarp-server", mixinStandardHelpOptions = true, version = "iwarp-server 0.1.0",
+@Command(name = "iwarp-server", versionProvider = Main.Version.class,
         description = "iWARP (MPA/DDP/RDMAP) echo/target server and rping-compatible tools in pure Java.",
         subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class,
                 ProbeCommand.class, SendRecvCommand.class})
 public final class Main {
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
+    @Option(names = "--version", versionHelp = true, description = "Print the version and exit.")
+    boolean version;
 
     public static void main(String[] args) {
         int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
@@ -24,11 +37,26 @@ public final class Main {
 
     /** Runs the command line with output to {@code out} and errors to {@code err}; returns the exit code. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        return new CommandLine(new Main()).setOut(out).setErr(err)
-                .setExecutionExceptionHandler((e, cl, parsed) -> {
+        CommandLine cl = new CommandLine(new Main());
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            // --version is the top command's only; a subcommand's -V is its own (ping -V) or unknown
+            for (OptionSpec o : new ArrayList<>(sub.getCommandSpec().options())) {
+                if (o.versionHelp()) {
+                    sub.getCommandSpec().remove(o);
+                }
+            }
+        }
+        CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+        return cl.setOut(out).setErr(err)
+                .setExecutionStrategy(parsed -> {
+                    CommandLineChecks.checkRanges(parsed);
+                    return runLast.execute(parsed);
+                })
+                .setParameterExceptionHandler(CommandLineChecks::usageError)
+                .setExecutionExceptionHandler((e, c, parsed) -> {
                     // one clean line (bad option values, port in use...), no stack trace
-                    cl.getErr().println(cl.getCommandName() + ": " + e.getMessage());
-                    return e instanceof IllegalArgumentException ? 2 : 1;
+                    c.getErr().println(c.getCommandName() + ": " + e.getMessage());
+                    return e instanceof IllegalArgumentException ? CommandLineChecks.EXIT_USAGE : 1;
                 })
                 .execute(withDefaultSubcommand(args));
     }
@@ -44,7 +72,7 @@ public final class Main {
             return new String[] {"serve"};
         }
         String first = args[0];
-        boolean topLevel = first.equals("-h") || first.equals("--help") || first.equals("-V") || first.equals("--version");
+        boolean topLevel = first.equals("-h") || first.equals("--help") || first.equals("--version");
         if (first.startsWith("-") && !topLevel) {
             String[] a = new String[args.length + 1];
             a[0] = "serve";
@@ -52,5 +80,26 @@ public final class Main {
             return a;
         }
         return args;
+    }
+
+    /** {@code --version}: the version the build wrote into {@code version.properties} (resource filtering). */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"iwarp-server " + version()};
+        }
+
+        static String version() {
+            Properties p = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+                if (in == null) {
+                    return "(unknown version: built without its resources)";
+                }
+                p.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return p.getProperty("version", "(unknown version)");
+        }
     }
 }

@@ -17,45 +17,71 @@ import java.util.Arrays;
 import java.util.concurrent.Callable;
 
 /**
- * {@code ping HOST[:PORT]}: an rping client (siw-interop.md §7) against {@code serve} or {@code rping -s}, or over
- * VI/TCP against {@code serve --wire vitcp}.
+ * {@code ping HOST[:PORT]} or {@code ping -a HOST -p PORT}: an rping client (siw-interop.md §7) against
+ * {@code serve} or {@code rping -s}, or over VI/TCP against {@code serve --wire vitcp}. Its {@code -v} and
+ * {@code -V} are rping's: display the ping data, validate it.
  */
-@Command(name = "ping", mixinStandardHelpOptions = true,
+@Command(name = "ping",
         description = "rping-compatible client: the server RDMA Reads our ping data and RDMA Writes it back.")
 final class PingCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "HOST[:PORT]", description = "Server (default port 7174, --wire vitcp 7175, --wire ift 7176).")
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "HOST[:PORT]", arity = "0..1",
+            description = "Server (default port 7174, --wire vitcp 7175, --wire ift 7176); or give -a and -p.")
     String target;
+
+    @Option(names = "-a", paramLabel = "HOST", description = "Server address, as rping's -a.")
+    String address;
+
+    @Option(names = "-p", paramLabel = "PORT", description = "Server port, as rping's -p (1..65535).")
+    @Range(min = HostPort.MIN_PORT, max = HostPort.MAX_PORT)
+    Integer port;
 
     @Mixin
     WireOptions wire = new WireOptions();
 
     @Option(names = "-C", paramLabel = "COUNT", description = "Number of pings (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     int count = 10;
 
     @Option(names = "-S", paramLabel = "SIZE", description = "Ping buffer size, 26..65535 (default: ${DEFAULT-VALUE}).")
+    @Range(min = RpingClient.MIN_SIZE, max = RpingClient.MAX_SIZE)
     int size = 64;
 
-    @Option(names = "-v", description = "Verify each ping's data and print it (rping's \"ping data: ...\").")
-    boolean verify;
+    @Option(names = "-v", description = "Display each ping's data (rping's \"ping data: ...\").")
+    boolean display;
+
+    @Option(names = "-V", description = "Validate each ping's data: the buffer the server wrote back must equal "
+            + "the one it read; a mismatch ends the run (exit 1).")
+    boolean validate;
 
     @Mixin
     ClientMpaOptions mpa = new ClientMpaOptions();
 
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     long timeoutMs = 10_000;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.clientWire(stack, mpa)) {
-            return run(client, parse(target, wire.defaultPort()), count, size, verify, mpa.crc, timeoutMs, out) ? 0 : 1;
+        InetSocketAddress server;
+        try {
+            server = HostPort.of(target, address, port).resolve(wire.defaultPort());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
-            return 2;
+            return CommandLineChecks.EXIT_USAGE;
+        }
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+             ClientWire client = wire.clientWire(stack, mpa)) {
+            return run(client, server, count, size, display, validate, mpa.crc, timeoutMs, out) ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("ping: " + e.getMessage());
+            return CommandLineChecks.EXIT_USAGE;
         }
     }
 
@@ -64,38 +90,41 @@ final class PingCommand implements Callable<Integer> {
         return parse(hostPort, ServerConfig.DEFAULT_PORT);
     }
 
-    /** HOST, HOST:PORT or [IPv6]:PORT. */
+    /**
+     * HOST, HOST:PORT or [IPv6]:PORT, resolved.
+     *
+     * @throws IllegalArgumentException saying what is wrong with it, or that the host is unknown
+     */
     static InetSocketAddress parse(String hostPort, int defaultPort) {
-        String host = hostPort;
-        int port = defaultPort;
-        if (hostPort.startsWith("[")) {
-            int end = hostPort.indexOf(']');
-            host = hostPort.substring(1, end);
-            if (hostPort.length() > end + 1 && hostPort.charAt(end + 1) == ':') {
-                port = Integer.parseInt(hostPort.substring(end + 2));
-            }
-        } else if (hostPort.indexOf(':') >= 0 && hostPort.indexOf(':') == hostPort.lastIndexOf(':')) {
-            host = hostPort.substring(0, hostPort.indexOf(':'));
-            port = Integer.parseInt(hostPort.substring(hostPort.indexOf(':') + 1));
-        }
-        return new InetSocketAddress(host, port);
+        return HostPort.parse(hostPort).resolve(defaultPort);
     }
 
-    /** Connects, runs {@code count} pings, prints one line per ping (when verifying) and a summary. */
+    /** As below, displaying and validating each ping's data when {@code verify} (as {@code demo} does). */
     static boolean run(ClientWire wire, InetSocketAddress server, int count, int size, boolean verify, boolean crc,
                        long timeoutMs, PrintWriter out) {
+        return run(wire, server, count, size, verify, verify, crc, timeoutMs, out);
+    }
+
+    /**
+     * Connects, runs {@code count} pings, prints one line per ping when {@code display} and a summary;
+     * with {@code validate} a ping whose data came back different ends the run.
+     */
+    static boolean run(ClientWire wire, InetSocketAddress server, int count, int size, boolean display,
+                       boolean validate, boolean crc, long timeoutMs, PrintWriter out) {
         long t0 = System.nanoTime();
         int ok = 0;
         try (RpingClient client = RpingClient.connect(wire, server, crc, size, timeoutMs)) {
             out.printf("connected to %s: %s%n", server, client.connection().parameters());
             for (int n = 0; n < count; n++) {
                 byte[] got = client.ping(n);
-                if (verify) {
+                if (validate) {
                     byte[] sent = client.startBuffer();
                     if (!Arrays.equals(sent, got)) {
                         out.printf("ping %d: data mismatch: sent \"%s\", got \"%s\"%n", n, text(sent), text(got));
                         break;
                     }
+                }
+                if (display) {
                     out.println("ping data: " + text(got));
                 }
                 ok++;
@@ -105,7 +134,7 @@ final class PingCommand implements Callable<Integer> {
         }
         double ms = (System.nanoTime() - t0) / 1e6;
         out.printf("%d/%d pings of %d octets %s with %s in %.1f ms%n", ok, count, size,
-                verify ? "verified" : "completed", server, ms);
+                validate ? "verified" : "completed", server, ms);
         return ok == count;
     }
 

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  * (printed with what the RFC names), 1 when it did not react (no Terminate, no reject, within the
  * timeout), 2 for bad options.
  */
-@Command(name = "probe", mixinStandardHelpOptions = true,
+@Command(name = "probe",
         description = "Commit one deliberate protocol violation and report the peer's reaction against the RFC.")
 final class ProbeCommand implements Callable<Integer> {
     static final int EXIT_AS_RFC = 0;
@@ -95,6 +95,9 @@ final class ProbeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    HelpOption help;
+
     @Parameters(paramLabel = "HOST[:PORT]", description = "Peer (default port 7174, --wire ift 7176).")
     String target;
 
@@ -104,9 +107,11 @@ final class ProbeCommand implements Callable<Integer> {
 
     @Option(names = "--size", paramLabel = "OCTETS", description = "Octets of the Write, Read or Send (default: 16; "
             + "send-too-long: " + (RpingSession.BUFFER_SIZE + 1) + ", one more than serve's receives).")
+    @Range(min = 1)
     Integer size;
 
     @Option(names = "--timeout", paramLabel = "MS", description = "How long to wait for the peer (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     long timeoutMs = 10_000;
 
     @Mixin
@@ -125,9 +130,6 @@ final class ProbeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         int octets = size != null ? size : probeCase == Case.SEND_TOO_LONG ? RpingSession.BUFFER_SIZE + 1 : 16;
-        if (octets < 1) {
-            throw new IllegalArgumentException("--size must be >= 1: " + octets);
-        }
         wire.check();
         if (wire.vitcp()) {
             throw new IllegalArgumentException("probe runs over --wire iwarp or --wire ift, not vitcp");
@@ -140,9 +142,10 @@ final class ProbeCommand implements Callable<Integer> {
         } else if (probeCase == Case.MARKERS) {
             mpa.markers = true;
         }
+        InetSocketAddress peer = PingCommand.parse(target, wire.defaultPort());
         Framing framing = wire.ift() ? wire.ift.framing(timeoutMs, 1, 1) : MpaFraming.of(mpa.settings(1, 1));
         try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
-            return run(stack, PingCommand.parse(target, wire.defaultPort()), probeCase, framing, octets, timeoutMs,
+            return run(stack, peer, probeCase, framing, octets, timeoutMs,
                     spec.commandLine().getOut());
         }
     }

@@ -29,13 +29,16 @@ import java.util.concurrent.Callable;
  * Send that is not 16 octets long, and every Send with {@code --echo}). Uses Sends only, so it needs
  * no RFC 6581 IRD/ORD: the tool for MPA Rev 1 peers. Over iWARP or VI/TCP.
  */
-@Command(name = "sendrecv", mixinStandardHelpOptions = true,
+@Command(name = "sendrecv",
         description = "Send messages and wait for one Send back for each (librdmacm rdma_client's exchange).")
 final class SendRecvCommand implements Callable<Integer> {
     private static final long WR_SEND = 1;
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    HelpOption help;
 
     @Parameters(paramLabel = "HOST[:PORT]",
             description = "Peer (default port 7174, --wire vitcp 7175, --wire ift 7176; rdma_server listens on 7471).")
@@ -45,16 +48,20 @@ final class SendRecvCommand implements Callable<Integer> {
     WireOptions wire = new WireOptions();
 
     @Option(names = "--size", paramLabel = "OCTETS", description = "Octets per Send (default: ${DEFAULT-VALUE}, as rdma_client).")
+    @Range
     int size = 16;
 
     @Option(names = "--count", description = "Messages (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     int count = 1;
 
     @Option(names = "--recv-size", paramLabel = "OCTETS",
             description = "Receive buffer per message (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     int recvSize = 65536;
 
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     long timeoutMs = 10_000;
 
     @Mixin
@@ -62,13 +69,28 @@ final class SendRecvCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (size < 0 || count < 1 || recvSize < 1) {
-            throw new IllegalArgumentException("--size must be >= 0, --count and --recv-size >= 1");
-        }
+        InetSocketAddress peer = PingCommand.parse(target, wire.defaultPort());
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(stack, mpa)) {
-            return run(client, PingCommand.parse(target, wire.defaultPort()), mpa.crc, size, count, recvSize,
+            return run(client, peer, mpa.crc, size, count, recvSize,
                     timeoutMs, spec.commandLine().getOut()) ? 0 : 1;
+        }
+    }
+
+    /**
+     * Says why the exchange failed when the peer ended the connection: its Terminate or a plain close, and, for a
+     * 16-octet Send, that {@code serve} reads those as rping buffer advertisements unless run with {@code --echo}.
+     */
+    private static void explain(WireConnection conn, int size, long timeoutMs, PrintWriter out) {
+        conn.channel().closeFuture().awaitUninterruptibly(Math.min(timeoutMs, 1000));
+        String error = conn.peerError();
+        if (error == null && conn.channel().isActive()) {
+            return; // a timeout of ours, not the peer's doing
+        }
+        out.println("the peer " + (error != null ? "sent " + error : "closed the connection without an error message"));
+        if (size == Advertisement.LENGTH) {
+            out.println("hint: iwarp-server's serve reads a 16-octet Send as an rping buffer advertisement; "
+                    + "start it with serve --echo, or send another --size");
         }
     }
 
@@ -105,6 +127,9 @@ final class SendRecvCommand implements Callable<Integer> {
             }
         } catch (IOException e) {
             out.println("sendrecv failed: " + e.getMessage());
+            if (conn != null) {
+                explain(conn, size, timeoutMs, out);
+            }
         } finally {
             if (conn != null) {
                 conn.channel().close().awaitUninterruptibly(timeoutMs);

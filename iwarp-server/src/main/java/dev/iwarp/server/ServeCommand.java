@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.mpa.MpaIrdOrd;
 import dev.iwarp.server.wire.ServerWire;
 import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Mixin;
@@ -13,10 +14,13 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** {@code serve}: the rping echo/target server until SIGTERM/SIGINT, over iWARP or VI/TCP. */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(name = "serve",
         description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift) and serve every connection as an rping echo/target session.")
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Mixin
+    HelpOption help;
 
     @Option(names = "--address", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     String address = "0.0.0.0";
@@ -24,7 +28,8 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
-    @Option(names = "--port", description = "TCP port (default: 7174, --wire vitcp 7175, --wire ift 7176).")
+    @Option(names = "--port", description = "TCP port, 0..65535; 0 picks a free one (default: 7174, --wire vitcp 7175, --wire ift 7176).")
+    @Range(max = HostPort.MAX_PORT)
     Integer port;
 
     @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides. "
@@ -32,18 +37,22 @@ final class ServeCommand implements Callable<Integer> {
     boolean crc;
 
     @Option(names = "--read-window", description = "VI/TCP RDMA Read Window proposed; agreed as the lesser (default: ${DEFAULT-VALUE}).")
+    @Range(max = 65535)
     int readWindow = 16;
 
     @Option(names = "--markers", description = "Ask clients for MPA markers (siw refuses them).")
     boolean markers;
 
     @Option(names = "--mpa-rev", description = "Highest MPA revision accepted, 1 or 2 (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1, max = 2)
     int mpaRev = 2;
 
-    @Option(names = "--ird", description = "IRD offered (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ird", description = "IRD offered, 0..16383 (default: ${DEFAULT-VALUE}).")
+    @Range(max = MpaIrdOrd.MAX_VALUE)
     int ird = 16;
 
-    @Option(names = "--ord", description = "ORD offered (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ord", description = "ORD offered, 0..16383 (default: ${DEFAULT-VALUE}).")
+    @Range(max = MpaIrdOrd.MAX_VALUE)
     int ord = 16;
 
     @Option(names = "--p2p", negatable = true, defaultValue = "true", fallbackValue = "true",
@@ -51,16 +60,20 @@ final class ServeCommand implements Callable<Integer> {
     boolean p2p;
 
     @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: ${DEFAULT-VALUE}).")
+    @Range
     int maxConnections = 1024;
 
     @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1)
     long startupTimeoutMs = 10_000;
 
     @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions idle this long; 0 = never (default: ${DEFAULT-VALUE}).")
+    @Range
     long idleTimeoutSec;
 
     @Option(names = "--target-size", paramLabel = "OCTETS",
             description = "Shared target region advertised in the MPA Reply Private Data; 0 = none (default: ${DEFAULT-VALUE}).")
+    @Range
     int targetSize = 1 << 20;
 
     @Option(names = "--pcap", paramLabel = "FILE",
@@ -76,13 +89,6 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (mpaRev != 1 && mpaRev != 2) {
-            throw new IllegalArgumentException("--mpa-rev must be 1 or 2: " + mpaRev);
-        }
-        if (targetSize < 0 || maxConnections < 0 || startupTimeoutMs <= 0 || idleTimeoutSec < 0) {
-            throw new IllegalArgumentException("--target-size, --max-connections and --idle-timeout must be >= 0, "
-                    + "--startup-timeout > 0");
-        }
         wire.check();
         if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
             throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
@@ -98,24 +104,44 @@ final class ServeCommand implements Callable<Integer> {
             ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
                     wire.discriminatorOctets(), crc, 2);
-            return serveUntilSignal(RpingServer.start(config, vi), null);
+            return serveUntilSignal(start(config, () -> RpingServer.start(config, vi)), null);
         }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
                     wire.ift() ? dev.iwarp.ift.IftFramer.class : dev.iwarp.mpa.MpaFramer.class))
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
-        PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
+        PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         IwarpStack.Builder stack = IwarpStack.builder();
         if (capture != null) {
             stack.channelHook(capture::install);
             LOG.info("capturing to {}", pcap);
         }
-        if (wire.ift()) { // the capture holds raw IFT frames: no dissector decodes them
-            return serveUntilSignal(RpingServer.start(config, stack.build(),
-                    wire.ift.framing(startupTimeoutMs, ird, ord), true), capture);
+        try {
+            if (wire.ift()) { // the capture holds raw IFT frames: no dissector decodes them
+                return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(),
+                        wire.ift.framing(startupTimeoutMs, ird, ord), true)), capture);
+            }
+            return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(), true)), capture);
+        } catch (Exception e) {
+            if (capture != null) {
+                capture.close();
+            }
+            throw e;
         }
-        return serveUntilSignal(RpingServer.start(config, stack.build(), true), capture);
+    }
+
+    /** Starts the server; a taken port becomes an error that names it. */
+    private static RpingServer start(ServerConfig config, Callable<RpingServer> start) throws Exception {
+        try {
+            return start.call();
+        } catch (Exception e) {
+            if (CommandLineChecks.isAddressInUse(e)) {
+                throw new java.io.IOException("port " + config.port() + " is already in use on " + config.address()
+                        + " (another server running? choose one with --port)", e);
+            }
+            throw e;
+        }
     }
 
     private static int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {

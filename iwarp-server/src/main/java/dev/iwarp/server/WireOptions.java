@@ -30,6 +30,7 @@ final class WireOptions {
     String reliability = "reliable-delivery";
 
     @Option(names = "--mtu", description = "VI/TCP MTU: largest payload per segment proposed, 1..65495 (default: ${DEFAULT-VALUE}).")
+    @Range(min = 1, max = VitcpConfig.MAX_MTU)
     int mtu = 8192;
 
     @Option(names = "--crc-mode", paramLabel = "MODE",

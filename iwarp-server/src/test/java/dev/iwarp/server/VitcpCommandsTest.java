@@ -35,7 +35,7 @@ class VitcpCommandsTest {
     void pingAndBenchOverVitcp() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "--crc");
+            Run ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "-V", "--crc");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("VI/TCP Reliable Delivery, CRC on (ETHERNET_REFLECTED), MTU 8192, "
                     + "RDMA Read Window 1"), ping.out());
@@ -94,7 +94,7 @@ class VitcpCommandsTest {
         assertTrue(pcap.err().contains("iWARP options, not for --wire vitcp"), pcap.err());
         Run mtu = run("serve", "--wire", "vitcp", "--mtu", "0");
         assertEquals(2, mtu.code());
-        assertTrue(mtu.err().contains("mtu must be 1..65495"), mtu.err());
+        assertTrue(mtu.err().contains("--mtu must be in 1..65495, not 0"), mtu.err());
         for (String[] mpaOnly : new String[][] {{"--markers"}, {"--mpa-rev", "1"}, {"--p2p"}}) {
             String[] args = new String[4 + mpaOnly.length];
             System.arraycopy(new String[] {"ping", "127.0.0.1:9", "--wire", "vitcp"}, 0, args, 0, 4);

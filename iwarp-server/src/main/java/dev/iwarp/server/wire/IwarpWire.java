@@ -9,6 +9,7 @@ import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ift.IftParameters;
 import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
@@ -263,6 +264,12 @@ public final class IwarpWire {
         @Override
         public byte[] peerData() {
             return setupData != null ? setupData.clone() : qp.connectionParameters().peerPrivateData();
+        }
+
+        @Override
+        public String peerError() {
+            TerminateMessage t = qp.peerTerminate();
+            return t == null ? null : "Terminate " + t.describe();
         }
 
         /** The negotiated MPA parameters. */

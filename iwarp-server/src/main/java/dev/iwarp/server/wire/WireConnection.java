@@ -46,4 +46,12 @@ public interface WireConnection {
      * Calling Discriminator of its CE segment (a ConnectAccept's, for an active end).
      */
     byte[] peerData();
+
+    /**
+     * The error the peer reported before the connection ended, for a user to read (over iWARP its Terminate,
+     * RFC 5040 §5.4, decoded), or null if it reported none (a plain close, or still connected).
+     */
+    default String peerError() {
+        return null;
+    }
 }
