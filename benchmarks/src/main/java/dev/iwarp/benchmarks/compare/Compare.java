@@ -1,0 +1,181 @@
+package dev.iwarp.benchmarks.compare;
+
+import dev.iwarp.bootstrap.Transport;
+import io.netty.util.ResourceLeakDetector;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+
+/**
+ * Our stack against an equivalent raw Netty program, in one JVM, interleaved (ours, raw, ours, raw
+ * ...), medians over rounds. Per round and as medians: goodput or rate, the ratio ours/raw, CPU µs per
+ * message of each side's event loop and octets allocated per message on it (both from the JVM's
+ * per-thread counters, so they exclude the measuring thread).
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Runs our iWARP stack and an equivalent raw Netty program side by side on loopback "
+                + "and prints goodput or rate, the ratio, CPU and allocation per message per side.")
+public final class Compare implements Callable<Integer> {
+    @Option(names = "--rounds", description = "Rounds per case (each: ours, then raw). Default ${DEFAULT-VALUE}.")
+    int rounds = 3;
+    @Option(names = "--seconds", description = "Measured seconds per run. Default ${DEFAULT-VALUE}.")
+    double seconds = 2;
+    @Option(names = "--warmup", description = "Seconds of traffic before measuring, per run. Default ${DEFAULT-VALUE}.")
+    double warmup = 1;
+    @Option(names = "--transport", split = ",", description = "epoll, nio or both (default: both; epoll only where available).")
+    List<String> transports = List.of();
+    @Option(names = "--case", split = ",", description = "Only cases whose name contains one of these, e.g. write-64k,pingpong.")
+    List<String> only = List.of();
+    @Option(names = "--smoke", description = "A short run for CI: 1 round of 0.2 s warm-up and 0.3 s, every case.")
+    boolean smoke;
+    @Option(names = "--json", description = "Print one JSON document instead of text.")
+    boolean json;
+    @Option(names = "--json-out", paramLabel = "FILE", description = "Also write the JSON document to FILE.")
+    Path jsonOut;
+
+    private final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Compare()).execute(args));
+    }
+
+    /** One run of one side: figures per message over the measured interval. */
+    record Sample(double rate, double gbits, double p50us, double p99us, double cpuClientUs, double cpuServerUs,
+                  double allocClient, double allocServer, String error) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        threads.setThreadAllocatedMemoryEnabled(true);
+        threads.setThreadCpuTimeEnabled(true);
+        if (smoke) {
+            rounds = 1;
+            seconds = 0.3;
+            warmup = 0.2;
+        }
+        List<Transport> ts = new ArrayList<>();
+        for (String t : transports.isEmpty() ? List.of("epoll", "nio") : transports) {
+            Transport tr = Transport.valueOf(t.toUpperCase(Locale.ROOT));
+            if (tr == Transport.EPOLL && Transport.auto() != Transport.EPOLL) {
+                continue;
+            }
+            ts.add(tr);
+        }
+        PrintStream out = System.out;
+        String loadBefore = loadAverage();
+        List<CompareReport.CaseResult> results = new ArrayList<>();
+        if (!json) {
+            out.printf("compare: %d round(s) of %.1f s warm-up + %.1f s per side, load average %s%n",
+                    rounds, warmup, seconds, loadBefore);
+        }
+        for (CompareCase c : CompareCase.all(ts)) {
+            if (!only.isEmpty() && only.stream().noneMatch(s -> c.name().contains(s))) {
+                continue;
+            }
+            CompareReport.CaseResult r = new CompareReport.CaseResult(c);
+            for (int i = 0; i < rounds; i++) {
+                Sample ours = run(new OursRun(c));
+                Sample raw = run(new RawRun(c));
+                r.add(ours, raw);
+                if (!json) {
+                    out.println(CompareReport.roundLine(c, i + 1, ours, raw));
+                }
+            }
+            results.add(r);
+            if (!json) {
+                out.println(CompareReport.medianLine(r));
+            }
+        }
+        String loadAfter = loadAverage();
+        String doc = CompareReport.json(results, rounds, warmup, seconds, loadBefore, loadAfter);
+        if (jsonOut != null) {
+            Files.writeString(jsonOut, doc + System.lineSeparator());
+        }
+        if (json) {
+            out.println(doc);
+        } else {
+            out.println();
+            out.println(CompareReport.summary(results));
+            out.printf("load average before %s, after %s%n", loadBefore, loadAfter);
+        }
+        return results.stream().anyMatch(CompareReport.CaseResult::failed) ? 1 : 0;
+    }
+
+    private Sample run(CompareRun run) {
+        try (run) {
+            run.open();
+            Thread client = CompareRun.threadOf(run.clientLoop);
+            Thread server = CompareRun.threadOf(run.serverLoop);
+            run.start();
+            Thread.sleep((long) (warmup * 1000));
+            run.onClientLoop(run.rtt::reset);
+            long m0 = run.messages();
+            long t0 = System.nanoTime();
+            long c0 = threads.getThreadCpuTime(client.getId());
+            long s0 = threads.getThreadCpuTime(server.getId());
+            long ac0 = threads.getThreadAllocatedBytes(client.getId());
+            long as0 = threads.getThreadAllocatedBytes(server.getId());
+            Thread.sleep((long) (seconds * 1000));
+            long m1 = run.messages();
+            long t1 = System.nanoTime();
+            long c1 = threads.getThreadCpuTime(client.getId());
+            long s1 = threads.getThreadCpuTime(server.getId());
+            long ac1 = threads.getThreadAllocatedBytes(client.getId());
+            long as1 = threads.getThreadAllocatedBytes(server.getId());
+            Histogram h = new Histogram(3);
+            run.onClientLoop(() -> h.add(run.rtt));
+            run.stopped = true;
+            if (run.failure != null) {
+                return failed(run.failure.toString());
+            }
+            double n = m1 - m0;
+            if (n <= 0) {
+                return failed("no message completed");
+            }
+            double secs = (t1 - t0) / 1e9;
+            return new Sample(n / secs, n * run.c.size() * 8 / secs / 1e9,
+                    h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3,
+                    h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3,
+                    (c1 - c0) / 1e3 / n, (s1 - s0) / 1e3 / n, (ac1 - ac0) / n, (as1 - as0) / n, null);
+        } catch (Exception e) {
+            return failed(e.toString());
+        }
+    }
+
+    private static Sample failed(String why) {
+        return new Sample(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, why);
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    static double median(List<Sample> samples, Function<Sample, Double> f) {
+        double[] v = samples.stream().map(f).mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.iwarp.benchmarks.compare;
+
+import dev.iwarp.bootstrap.Transport;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** One comparison: an operation, a message size, CRC on or off, a transport, a depth (or window). */
+record CompareCase(Op op, int size, boolean crc, Transport transport, int depth) {
+    enum Op { WRITE, READ, PINGPONG, PIPELINE }
+
+    /** Credit granularity of PIPELINE: the receiver returns a credit message every {@code depth / 2} messages. */
+    int creditEvery() {
+        return Math.max(1, depth / 2);
+    }
+
+    String name() {
+        String s = switch (op) {
+            case WRITE -> "write";
+            case READ -> "read";
+            case PINGPONG -> "pingpong";
+            case PIPELINE -> "pipeline";
+        };
+        return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + "/" + transport.name().toLowerCase();
+    }
+
+    static String sizeName(int size) {
+        if (size >= 1 << 20 && size % (1 << 20) == 0) {
+            return (size >> 20) + "m";
+        }
+        if (size >= 1024 && size % 1024 == 0) {
+            return (size >> 10) + "k";
+        }
+        return Integer.toString(size);
+    }
+
+    /** The issue-13 table, on each transport: 64 KiB Write/Read CRC on/off, 64 B ping-pong and pipelined Sends, 1 KiB and 1 MiB Write/Read. */
+    static List<CompareCase> all(List<Transport> transports) {
+        List<CompareCase> out = new ArrayList<>();
+        for (Transport t : transports) {
+            out.add(new CompareCase(Op.WRITE, 65536, true, t, 16));
+            out.add(new CompareCase(Op.WRITE, 65536, false, t, 16));
+            out.add(new CompareCase(Op.READ, 65536, true, t, 16));
+            out.add(new CompareCase(Op.READ, 65536, false, t, 16));
+            out.add(new CompareCase(Op.PINGPONG, 64, true, t, 1));
+            out.add(new CompareCase(Op.PIPELINE, 64, true, t, 64));
+            out.add(new CompareCase(Op.WRITE, 1024, true, t, 16));
+            out.add(new CompareCase(Op.WRITE, 1 << 20, true, t, 16));
+            out.add(new CompareCase(Op.READ, 1024, true, t, 16));
+            out.add(new CompareCase(Op.READ, 1 << 20, true, t, 16));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,232 @@
+package dev.iwarp.benchmarks.compare;
+
+import dev.iwarp.bootstrap.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The raw Netty baselines, same loops and transport as {@link OursRun}:
+ * <ul>
+ *   <li>WRITE/READ: bulk writes of one pooled direct buffer of {@code size} octets (a retained
+ *       duplicate each time: no copy) to a sink that releases what it reads, while the channel is
+ *       writable (high water mark = depth x size, the octets our stack may have outstanding); a
+ *       message counts when its last octet reaches the sink.</li>
+ *   <li>PINGPONG: 4-octet length-prefixed frames echoed, {@code writeAndFlush} each.</li>
+ *   <li>PIPELINE: length-prefixed frames with the same credit scheme as ours; ordinary flush
+ *       coalescing (one flush per batch written, one per read batch).</li>
+ * </ul>
+ */
+final class RawRun extends CompareRun {
+    private EventLoopGroup serverGroup;
+    private EventLoopGroup clientGroup;
+    private Channel listener;
+    private Channel client;
+    private ByteBuf message;
+    private ByteBuf reply;
+    private volatile long sinkOctets;
+    private long sentAt;
+    private long sent;
+    private long credited;
+
+    RawRun(CompareCase c) {
+        super(c);
+    }
+
+    @Override
+    long messages() {
+        return c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ ? sinkOctets / c.size() : messages;
+    }
+
+    private boolean framed() {
+        return c.op() == CompareCase.Op.PINGPONG || c.op() == CompareCase.Op.PIPELINE;
+    }
+
+    @Override
+    void open() throws Exception {
+        boolean epoll = c.transport() == Transport.EPOLL;
+        serverGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        clientGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        Class<? extends SocketChannel> clientClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        int prefix = framed() ? 4 : 0;
+        message = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + c.size());
+        reply = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + c.size());
+        if (framed()) {
+            message.writeInt(c.size());
+            reply.writeInt(c.size());
+        }
+        message.writeZero(c.size());
+        reply.writeZero(c.size());
+
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        listener = new ServerBootstrap().group(serverGroup).channel(serverClass)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (framed()) {
+                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
+                        }
+                        ch.pipeline().addLast(new ServerHandler());
+                        accepted.complete(ch);
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        int high = Math.max(64 * 1024, c.depth() * c.size());
+        client = new Bootstrap().group(clientGroup).channel(clientClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (framed()) {
+                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
+                        }
+                        ch.pipeline().addLast(new ClientHandler());
+                    }
+                }).connect(listener.localAddress()).sync().channel();
+        clientLoop = client.eventLoop();
+        serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
+    }
+
+    @Override
+    void start() {
+        clientLoop.execute(() -> {
+            if (c.op() == CompareCase.Op.PINGPONG) {
+                sentAt = System.nanoTime();
+                client.writeAndFlush(message.retainedDuplicate());
+            } else {
+                pump();
+                client.flush();
+            }
+        });
+    }
+
+    /** Bulk: write while writable. Pipeline: write while the window allows. The caller flushes. */
+    private void pump() {
+        if (c.op() == CompareCase.Op.PIPELINE) {
+            while (!stopped && sent - credited < c.depth()) {
+                sent++;
+                client.write(message.retainedDuplicate(), client.voidPromise());
+            }
+        } else {
+            while (!stopped && client.isWritable()) {
+                client.write(message.retainedDuplicate(), client.voidPromise());
+            }
+        }
+    }
+
+    private final class ClientHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ((ByteBuf) msg).release();
+            if (c.op() == CompareCase.Op.PINGPONG) {
+                long now = System.nanoTime();
+                rtt.recordValue(Math.min(now - sentAt, rtt.getHighestTrackableValue()));
+                messages++;
+                if (!stopped) {
+                    sentAt = System.nanoTime();
+                    ctx.writeAndFlush(message.retainedDuplicate(), ctx.voidPromise());
+                }
+            } else {
+                credited += c.creditEvery();
+                pump();
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (c.op() == CompareCase.Op.PIPELINE) {
+                ctx.flush();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (c.op() != CompareCase.Op.PIPELINE && ctx.channel().isWritable()) {
+                pump();
+                ctx.flush();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(cause);
+            ctx.close();
+        }
+    }
+
+    private final class ServerHandler extends ChannelInboundHandlerAdapter {
+        private int sinceCredit;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buf = (ByteBuf) msg;
+            switch (c.op()) {
+                case PINGPONG -> ctx.writeAndFlush(reply.retainedDuplicate(), ctx.voidPromise());
+                case PIPELINE -> {
+                    messages++;
+                    if (++sinceCredit == c.creditEvery()) {
+                        sinceCredit = 0;
+                        ctx.write(reply.retainedDuplicate(), ctx.voidPromise());
+                    }
+                }
+                default -> sinkOctets += buf.readableBytes();
+            }
+            buf.release();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (c.op() == CompareCase.Op.PIPELINE) {
+                ctx.flush();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(cause);
+            ctx.close();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stopped = true;
+        try {
+            if (client != null) {
+                client.close().sync();
+            }
+            if (listener != null) {
+                listener.close().sync();
+            }
+        } finally {
+            clientGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            serverGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            message.release();
+            reply.release();
+        }
+    }
+}
