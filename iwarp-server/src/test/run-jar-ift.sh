@@ -15,7 +15,7 @@ wait_listening $serve "$log" run-jar-ift
 grep -q "listening on.*IFT node B" "$log" || { cat "$log"; echo "run-jar-ift: serve did not start" >&2; exit 1; }
 
 fail() { echo "$out"; cat "$log"; echo "run-jar-ift: $1" >&2; exit 1; }
-out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire ift -C 5 -S 9000 -v)" || fail "ping exited $?"
+out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire ift -C 5 -S 9000 -v -V)" || fail "ping exited $?"
 echo "$out" | head -1
 echo "$out" | tail -1
 grep -q '^5/5 pings of 9000 octets verified' <<<"$out" || fail "ping failed"

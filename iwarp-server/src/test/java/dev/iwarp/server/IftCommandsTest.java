@@ -49,7 +49,7 @@ class IftCommandsTest {
     void pingAndBenchOverIft() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "ift", "-C", "3", "-S", "100", "-v");
+            Run ping = run("ping", at, "--wire", "ift", "-C", "3", "-S", "100", "-v", "-V");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(Pattern.compile("connected to .*: IFT node A, CRC out header\\+payload, in header\\+payload "
                     + "checked, VTag 0x[0-9A-F]{4} peer 0x[0-9A-F]{4}, IRD 1 ORD 1, MULPDU 65535\n")
