@@ -73,8 +73,9 @@ public final class IwarpWire {
     }
 
     /**
-     * The client side over IFT: node A with these settings, IRD 1 and ORD = the read depth capped at
-     * {@link IftFraming#DEFAULT_DEPTH} (serve's default IRD: IFT negotiates neither).
+     * The client side over IFT: node A with these settings (the CRC argument of connect is ignored), IRD 1
+     * and ORD = the read depth capped at {@link IftFraming#DEFAULT_DEPTH} (serve's default IRD: IFT
+     * negotiates neither).
      */
     public static ClientWire client(IwarpStack stack, IftFraming ift) {
         return new Client(stack, ift);
