@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The {@code bench} client, on either wire: RDMA Writes or Reads against the target region {@code serve}
- * advertises in its MPA Reply Private Data or VI/TCP ConnectAccept ({@link Advertisement}), or Sends that
- * {@code serve} echoes.
+ * The {@code bench} client, on any wire: RDMA Writes or Reads against the target region {@code serve}
+ * advertises in its MPA Reply Private Data, VI/TCP ConnectAccept or (IFT) first Send ({@link Advertisement}),
+ * or Sends that {@code serve} echoes.
  */
 final class Bench {
     enum Op { write, read, send }

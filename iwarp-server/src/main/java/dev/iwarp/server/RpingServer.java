@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code serve}: every connection of a {@link ServerWire} (MPA Responder, or VI/TCP passive end) is an rping
  * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises one shared
  * region (REMOTE_READ and REMOTE_WRITE) as a 16-octet {@link Advertisement} (8-octet TO or virtual address, 4-octet
- * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), or as
- * the Calling Discriminator of every VI/TCP ConnectAccept.
+ * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), as
+ * the Calling Discriminator of every VI/TCP ConnectAccept, or over IFT (no private data) as the first Send.
  */
 public final class RpingServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServer.class);
@@ -143,7 +143,7 @@ public final class RpingServer implements AutoCloseable {
         return listener.localAddress();
     }
 
-    /** The wire: "iwarp" or "vitcp". */
+    /** The wire: "iwarp", "vitcp" or "ift". */
     public ServerWire wire() {
         return wire;
     }

@@ -37,10 +37,13 @@ class IftCommandsTest {
 
     /** serve --wire ift with these IFT options, as ServeCommand builds it. */
     private static RpingServer server(String... iftOptions) throws Exception {
+        return server(ServerConfig.defaults().withAddress("127.0.0.1", 0), iftOptions);
+    }
+
+    private static RpingServer server(ServerConfig config, String... iftOptions) throws Exception {
         WireOptions wire = new WireOptions();
         picocli.CommandLine cl = new picocli.CommandLine(wire);
         cl.parseArgs(iftOptions);
-        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
         return RpingServer.start(config, IwarpStack.builder().threads(1).build(),
                 wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true);
     }
@@ -146,6 +149,40 @@ class IftCommandsTest {
             indications++;
         }
         assertEquals(2, indications, "phase 0 and phase 1, version 1, BC version 1");
+    }
+
+    @Test
+    void withoutTargetRegionTheSetupSendIsEmpty() throws Exception {
+        try (RpingServer s = server(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(0))) {
+            String at = "127.0.0.1:" + s.port();
+            Run ping = run("ping", at, "--wire", "ift", "-C", "2", "-v");
+            assertEquals(0, ping.code(), ping.err() + ping.out());
+            Run bench = run("bench", at, "--wire", "ift", "--op", "write", "--size", "100", "--iterations", "1");
+            assertEquals(1, bench.code(), bench.err() + bench.out());
+            assertEquals("bench: the server advertised no target region in its setup Send (IFT) (got 0 octets; "
+                    + "serve --target-size)", bench.err().strip());
+        }
+    }
+
+    @Test
+    void anIftPeerWithoutSetupSendIsNotAServe() throws Exception {
+        try (IwarpStack peerStack = IwarpStack.builder().threads(1).build();
+             IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
+            dev.iwarp.verbs.ProtectionDomain pd = peerStack.allocPd();
+            io.netty.channel.Channel listener = peerStack.listen(new InetSocketAddress("127.0.0.1", 0),
+                    IftFraming.of(IftSettings.defaults()), r -> r.accept(pd, new dev.iwarp.verbs.CompletionQueue(),
+                            new dev.iwarp.verbs.CompletionQueue(), new byte[0]));
+            try {
+                Run ping = run("ping", "127.0.0.1:" + ((InetSocketAddress) listener.localAddress()).getPort(),
+                        "--wire", "ift", "-C", "1", "--timeout", "1000");
+                assertEquals(1, ping.code(), ping.err() + ping.out());
+                assertTrue(ping.out().contains("ping failed: cannot connect to /127.0.0.1:")
+                        && ping.out().contains(": no IFT setup message (serve's first Send): not within the timeout"),
+                        ping.out());
+            } finally {
+                listener.close().sync();
+            }
+        }
     }
 
     @Test

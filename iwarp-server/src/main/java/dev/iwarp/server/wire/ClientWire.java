@@ -6,15 +6,15 @@ import java.util.function.Consumer;
 
 /** The connecting side of a wire: what ping and bench need, the same code on iWARP and VI/TCP. */
 public interface ClientWire extends AutoCloseable {
-    /** "iwarp" or "vitcp". */
+    /** "iwarp", "vitcp" or "ift". */
     String name();
 
     WireDomain allocDomain();
 
     /**
-     * Connects (MPA Initiator; VI/TCP active end, §4.2) and returns once in full operation.
+     * Connects (MPA Initiator; VI/TCP active end, §4.2; IFT node A) and returns once in full operation.
      *
-     * @param crc           ask for the CRC (MPA C=1; the VI/TCP CRC option)
+     * @param crc           ask for the CRC (MPA C=1; the VI/TCP CRC option; IFT: ignored, its settings decide)
      * @param readDepth     RDMA Reads this end wants outstanding (MPA ORD; VI RDMA Read Window)
      * @param beforeStartup called before the connection request leaves (post receives here)
      */

@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -56,9 +57,9 @@ final class IftSetup {
         return s;
     }
 
-    /** Node A, the connection failed: releases the receive's memory. */
-    void abandon(String why) {
-        failed(why);
+    /** Node A, the connection failed or the message did not come: releases the receive's memory. */
+    void abandon() {
+        failed("abandoned");
     }
 
     /** Node B: sends {@code data} (at most {@link #MAX_LENGTH} octets) as the connection's first Send. */
@@ -105,18 +106,25 @@ final class IftSetup {
         }
     }
 
-    /** Node A, connected on {@code qp}: the setup message's octets once received. */
-    byte[] await(QueuePair qp, long timeoutMs) throws IOException {
+    /**
+     * Node A, connected on {@code qp}: the setup message's octets once received, by {@code deadline}
+     * ({@link System#nanoTime()}); otherwise closes the connection and throws.
+     */
+    byte[] await(QueuePair qp, InetSocketAddress server, long deadline) throws IOException {
         qp.channel().closeFuture().addListener(f -> failed("the connection closed"));
+        long ms = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        String why;
         try {
-            return received.get(timeoutMs, TimeUnit.MILLISECONDS);
+            return received.get(ms, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new IOException("no IFT setup message from the server: " + e.getCause().getMessage(), e.getCause());
+            why = e.getCause().getMessage();
         } catch (TimeoutException e) {
-            throw new IOException("no IFT setup message (serve's first Send) within " + timeoutMs + " ms", e);
+            why = "not within the timeout";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted waiting for the IFT setup message", e);
+            why = "interrupted";
         }
+        qp.channel().close();
+        throw new IOException("cannot connect to " + server + ": no IFT setup message (serve's first Send): " + why);
     }
 }

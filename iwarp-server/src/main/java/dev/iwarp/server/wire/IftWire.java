@@ -39,6 +39,11 @@ public final class IftWire {
         return "IFT CRC " + crcs(p.txHeaderCrc(), p.txPayloadCrc());
     }
 
+    /** Whether we send a CRC (bench's "crc"). */
+    public static boolean crc(IftParameters p) {
+        return p.txHeaderCrc() || p.txPayloadCrc();
+    }
+
     /** serve's listening settings: {@code IFT node B, CRC out header+payload, checked header+payload, IRD 16 ORD 16}. */
     public static String listening(IftFraming f) {
         IftSettings s = f.settings();

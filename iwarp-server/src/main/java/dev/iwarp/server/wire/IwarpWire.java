@@ -74,8 +74,9 @@ public final class IwarpWire {
     }
 
     /**
-     * The client side over IFT: node A with these settings, IRD 1 and ORD = the read depth capped at
-     * {@link IftFraming#DEFAULT_DEPTH} (serve's default IRD: IFT negotiates neither).
+     * The client side over IFT: node A with these settings (the CRC argument of connect is ignored), IRD 1
+     * and ORD = the read depth capped at {@link IftFraming#DEFAULT_DEPTH} (serve's default IRD: IFT
+     * negotiates neither).
      */
     public static ClientWire client(IwarpStack stack, IftFraming ift) {
         return new Client(stack, ift);
@@ -239,21 +240,15 @@ public final class IwarpWire {
         @Override
         public String summary() {
             LlpParameters llp = qp.connectionParameters();
-            if (llp.isFraming(IftParameters.class)) {
-                return IftWire.summary(llp.framing(IftParameters.class));
-            }
-            MpaParameters p = mpaParameters();
-            return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
+            return llp.isFraming(IftParameters.class) ? IftWire.summary(llp.framing(IftParameters.class))
+                    : "MPA Rev " + mpaParameters().revision() + " CRC " + (mpaParameters().crc() ? "on" : "off");
         }
 
         @Override
         public boolean crc() {
             LlpParameters llp = qp.connectionParameters();
-            if (llp.isFraming(IftParameters.class)) {
-                IftParameters p = llp.framing(IftParameters.class);
-                return p.txHeaderCrc() || p.txPayloadCrc();
-            }
-            return mpaParameters().crc();
+            return llp.isFraming(IftParameters.class) ? IftWire.crc(llp.framing(IftParameters.class))
+                    : mpaParameters().crc();
         }
 
         @Override
@@ -420,37 +415,25 @@ public final class IwarpWire {
                         beforeStartup.accept(c.attach(qp));
                     });
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-            QueuePair qp;
             try {
-                qp = stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException | InterruptedException e) {
-                if (c.setup != null) {
-                    c.setup.abandon("the connection failed");
+                c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
+                if (c.setup != null) { // IFT: serve's setup message, within what is left of the timeout
+                    c.setupData = c.setup.await(c.qp, server, deadline);
                 }
-                throw connectFailed(server, framing, timeoutMs, e);
-            }
-            c.attach(qp);
-            if (c.setup != null) {
-                try {
-                    c.setupData = c.setup.await(qp, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                } catch (IOException e) {
-                    c.channel().close();
-                    throw new IOException("cannot connect to " + server + ": " + e.getMessage(), e);
-                }
-            }
-            return c;
-        }
-
-        private static IOException connectFailed(InetSocketAddress server, Framing framing, long timeoutMs, Exception e) {
-            if (e instanceof ExecutionException) {
-                return new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
-            }
-            if (e instanceof InterruptedException) {
+                return c;
+            } catch (ExecutionException e) {
+                throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IOException("cannot connect to " + server + ": no " + (framing instanceof IftFraming
+                        ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
+            } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new IOException("interrupted connecting to " + server, e);
+                throw new IOException("interrupted connecting to " + server, e);
+            } finally {
+                if (c.setup != null && c.setupData == null) {
+                    c.setup.abandon();
+                }
             }
-            return new IOException("cannot connect to " + server + ": no " + (framing instanceof IftFraming
-                    ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
         }
 
         @Override

@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 /** The listening side of a wire: binds a port and hands every connection request to the server. */
 public interface ServerWire extends AutoCloseable {
-    /** "iwarp" or "vitcp". */
+    /** "iwarp", "vitcp" or "ift". */
     String name();
 
     WireDomain allocDomain();
