@@ -41,6 +41,7 @@ public class DdpException extends DecoderException {
         return new DdpException(error, message + ": " + segment, header, segment.payloadLength());
     }
 
+    /** The RFC 5041 §7.2 error this exception reports. */
     public DdpError error() {
         return error;
     }

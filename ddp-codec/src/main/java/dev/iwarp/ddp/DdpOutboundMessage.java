@@ -126,6 +126,7 @@ public final class DdpOutboundMessage {
         return started;
     }
 
+    /** Whether the message goes to a tagged buffer (STag and TO) rather than an untagged queue. */
     public boolean isTagged() {
         return tagged;
     }

@@ -17,6 +17,7 @@ public final class DdpTaggedSegment extends DefaultByteBufHolder implements DdpS
     private final int stag;
     private final long to;
 
+    /** A tagged DDP segment (RFC 5041 §4.2); takes ownership of {@code payload}. */
     public DdpTaggedSegment(boolean last, int ddpVersion, int rsvdUlp, int stag, long to, ByteBuf payload) {
         super(payload);
         this.last = last;

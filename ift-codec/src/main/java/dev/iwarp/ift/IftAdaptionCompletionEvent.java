@@ -24,6 +24,7 @@ public final class IftAdaptionCompletionEvent {
         return new IftAdaptionCompletionEvent(null, Objects.requireNonNull(cause));
     }
 
+    /** Whether the adaption completed and framing is in force. */
     public boolean isSuccess() {
         return cause == null;
     }

@@ -7,10 +7,12 @@ package dev.iwarp.ift;
 public class IftAdaptionException extends IftException {
     private static final long serialVersionUID = 1L;
 
+    /** An adaption failure with the draft's error it reports. */
     public IftAdaptionException(IftError error, String message) {
         this(error, message, null);
     }
 
+    /** An adaption failure with the draft's error it reports, caused by {@code cause}. */
     public IftAdaptionException(IftError error, String message, Throwable cause) {
         super(check(error), message, cause);
     }

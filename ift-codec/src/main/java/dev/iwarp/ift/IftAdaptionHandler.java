@@ -91,6 +91,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         return new IftAdaptionHandler(settings.toBuilder().role(IftRole.NODE_B).build());
     }
 
+    /** The settings this handler adapts with. */
     public IftSettings settings() {
         return settings;
     }

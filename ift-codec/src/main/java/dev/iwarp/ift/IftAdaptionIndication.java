@@ -55,6 +55,7 @@ public final class IftAdaptionIndication {
         return new Builder();
     }
 
+    /** A builder starting from this indication's fields. */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.version = version;
@@ -306,11 +307,13 @@ public final class IftAdaptionIndication {
         private Builder() {
         }
 
+        /** Sets the Version field. */
         public Builder version(int version) {
             this.version = check16("version", version);
             return this;
         }
 
+        /** Sets the BC Version field. */
         public Builder bcVersion(int bcVersion) {
             this.bcVersion = check16("BC version", bcVersion);
             return this;
@@ -322,16 +325,19 @@ public final class IftAdaptionIndication {
             return this;
         }
 
+        /** Sets or clears one flag bit. */
         public Builder flag(IftFlag flag, boolean set) {
             this.flags = set ? flags | flag.mask() : flags & ~flag.mask();
             return this;
         }
 
+        /** Sets the sender's VTag, which the peer's frames must carry. */
         public Builder senderVTag(int vTag) {
             this.senderVTag = check16("VTag", vTag);
             return this;
         }
 
+        /** Sets the Marker Interval field. */
         public Builder markerInterval(int interval) {
             this.markerInterval = check16("marker interval", interval);
             return this;
@@ -346,6 +352,7 @@ public final class IftAdaptionIndication {
             return this;
         }
 
+        /** The indication with the fields set so far. */
         public IftAdaptionIndication build() {
             return new IftAdaptionIndication(this);
         }

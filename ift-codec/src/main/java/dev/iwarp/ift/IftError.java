@@ -69,6 +69,7 @@ public enum IftError {
         return id;
     }
 
+    /** The error in the draft's words. */
     public String description() {
         return description;
     }

@@ -9,10 +9,12 @@ package dev.iwarp.ift;
 public class IftFramingException extends IftException {
     private static final long serialVersionUID = 1L;
 
+    /** A framing error with the draft's error it reports. */
     public IftFramingException(IftError error, String message) {
         this(error, message, null);
     }
 
+    /** A framing error with the draft's error it reports, caused by {@code cause}. */
     public IftFramingException(IftError error, String message, Throwable cause) {
         super(check(error), message, cause);
     }

@@ -41,6 +41,7 @@ public final class ConnectOptions {
         return framing(MpaFraming.of(settings));
     }
 
+    /** Uses these completion queues for the queue pair's send and receive work requests. */
     public ConnectOptions completionQueues(CompletionQueue send, CompletionQueue recv) {
         return new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv), framing,
                 beforeStartup);
@@ -55,18 +56,22 @@ public final class ConnectOptions {
         return new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback));
     }
 
+    /** The protection domain of the queue pair. */
     public ProtectionDomain pd() {
         return pd;
     }
 
+    /** The completion queue of send work requests (Send, RDMA Write, RDMA Read, Atomics). */
     public CompletionQueue sendCq() {
         return sendCq;
     }
 
+    /** The completion queue of receive work requests. */
     public CompletionQueue recvCq() {
         return recvCq;
     }
 
+    /** The framing the connection starts with (MPA unless set). */
     public Framing framing() {
         return framing;
     }

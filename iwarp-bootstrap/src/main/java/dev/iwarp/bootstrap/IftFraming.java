@@ -44,14 +44,17 @@ public final class IftFraming implements Framing {
         return new IftFraming(settings, ird, ord);
     }
 
+    /** The IFT settings of the adaption. */
     public IftSettings settings() {
         return settings;
     }
 
+    /** The IRD this framing offers: RDMA Read Requests we accept outstanding. */
     public int ird() {
         return ird;
     }
 
+    /** The ORD this framing asks for: RDMA Read Requests we may have outstanding. */
     public int ord() {
         return ord;
     }

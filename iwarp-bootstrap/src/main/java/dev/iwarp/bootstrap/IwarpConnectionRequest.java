@@ -38,6 +38,7 @@ public final class IwarpConnectionRequest {
         this.answer = Objects.requireNonNull(answer, "answer");
     }
 
+    /** The TCP connection the request arrived on. */
     public Channel channel() {
         return channel;
     }

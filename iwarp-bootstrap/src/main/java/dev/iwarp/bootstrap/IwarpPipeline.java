@@ -25,7 +25,9 @@ public final class IwarpPipeline {
     public static final String IFT = "ift";
     /** The adapter between a framing and DDP's lower-layer contract. */
     public static final String LLP = "llp";
+    /** Name of the DDP codec in the pipeline. */
     public static final String DDP = "ddp";
+    /** Name of the RDMAP engine in the pipeline. */
     public static final String RDMAP = "rdmap";
 
     private IwarpPipeline() {

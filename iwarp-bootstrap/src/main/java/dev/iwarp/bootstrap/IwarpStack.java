@@ -53,18 +53,22 @@ public final class IwarpStack implements AutoCloseable {
         this.channelHook = channelHook;
     }
 
+    /** A builder: the best transport available, one event loop thread per core. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The transport in use (epoll or NIO). */
     public Transport transport() {
         return transport;
     }
 
+    /** The software RNIC: STag table and protection domains. */
     public RdmaDevice device() {
         return device;
     }
 
+    /** Allocates a protection domain on this stack's device. */
     public ProtectionDomain allocPd() {
         return device.allocPd();
     }
@@ -169,11 +173,13 @@ public final class IwarpStack implements AutoCloseable {
         private int threads;
         private Consumer<Channel> channelHook = ch -> { };
 
+        /** The transport to use instead of the best available. */
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport);
             return this;
         }
 
+        /** Event loop threads. */
         public Builder threads(int threads) {
             this.threads = threads;
             return this;
@@ -188,6 +194,7 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /** Starts the event loops and returns the stack; close it to stop them. */
         public IwarpStack build() {
             return new IwarpStack(transport, threads, channelHook);
         }

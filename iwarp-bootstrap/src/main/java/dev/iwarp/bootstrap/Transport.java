@@ -13,7 +13,10 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 
 /** The Netty transport: native epoll when present (and it exposes TCP_MAXSEG for MULPDU), else NIO. */
 public enum Transport {
-    NIO, EPOLL;
+    /** Java NIO: everywhere. */
+    NIO,
+    /** Netty's native epoll transport: Linux only; exposes TCP_MAXSEG. */
+    EPOLL;
 
     /** EPOLL when the native library loads here, else NIO. */
     public static Transport auto() {

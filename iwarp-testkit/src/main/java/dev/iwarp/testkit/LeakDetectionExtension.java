@@ -1,9 +1,5 @@
 package dev.iwarp.testkit;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -12,25 +8,30 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fails a test when Netty's {@link ResourceLeakDetector} reports a leak.
+ * Fails a test when Netty's {@link ResourceLeakDetector} reports a leak, and prints the test's log
+ * ({@link TestLog}) only when the test fails.
  *
  * <p>Registered for every test through JUnit's extension auto-detection (see
- * {@code META-INF/services}); the build sets {@code junit.jupiter.extensions.autodetection.enabled}
- * and {@code -Dio.netty.leakDetection.level=paranoid}. Netty reports a leak only after the leaked
- * buffer was garbage collected and a later allocation polls the detector's reference queue, so after
- * each test this extension forces a few GC and allocation rounds and then fails the test if any
- * {@code LEAK:} record was logged.
+ * {@code META-INF/services}); the build sets {@code junit.jupiter.extensions.autodetection.enabled},
+ * {@code -Dio.netty.leakDetection.level=paranoid} and Netty's detector to
+ * {@link RecordingLeakDetector}, whose leak listener records each leak. Netty reports a leak only
+ * after the leaked buffer was garbage collected and a later allocation polls the detector's
+ * reference queue, so after each test this extension forces a few GC and allocation rounds and then
+ * fails the test if any leak was recorded.
  */
 public final class LeakDetectionExtension implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback {
+    static final String CUSTOM_DETECTOR = "io.netty.customResourceLeakDetector";
 
-    private static final String NETTY_LEAK_LOGGER = ResourceLeakDetector.class.getName();
-    private static final LeakCapture CAPTURE = new LeakCapture();
+    static {
+        // for runs outside the build (IDE): before Netty's buffer classes create their detectors
+        if (System.getProperty(CUSTOM_DETECTOR) == null) {
+            System.setProperty(CUSTOM_DETECTOR, RecordingLeakDetector.class.getName());
+        }
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -40,19 +41,23 @@ public final class LeakDetectionExtension implements BeforeAllCallback, BeforeEa
     @Override
     public void beforeEach(ExtensionContext context) {
         install();
-        CAPTURE.drain();
+        RecordingLeakDetector.drain();
+        TestLog.clear();
     }
 
     @Override
     public void afterEach(ExtensionContext context) {
         List<String> leaks = collectLeaks();
+        if (context.getExecutionException().isPresent() || !leaks.isEmpty()) {
+            TestLog.printTo(System.err, "--- log of " + context.getDisplayName() + " ---");
+        }
         if (!leaks.isEmpty()) {
             throw new AssertionError("Netty reported " + leaks.size() + " buffer leak(s) during "
                     + context.getDisplayName() + ":\n" + String.join("\n----\n", leaks));
         }
     }
 
-    /** Forces leak reporting and returns (and forgets) every leak record logged since the last call. */
+    /** Forces leak reporting and returns (and forgets) every leak recorded since the last call. */
     public static List<String> collectLeaks() {
         install();
         for (int round = 0; round < 3; round++) {
@@ -73,44 +78,17 @@ public final class LeakDetectionExtension implements BeforeAllCallback, BeforeEa
                 c.release();
             }
         }
-        return CAPTURE.drain();
+        if (!RecordingLeakDetector.inUse()) {
+            throw new IllegalStateException("leak detection is not active: Netty did not create "
+                    + RecordingLeakDetector.class.getSimpleName() + " (-D" + CUSTOM_DETECTOR + "="
+                    + System.getProperty(CUSTOM_DETECTOR) + ")");
+        }
+        return RecordingLeakDetector.drain();
     }
 
-    private static synchronized void install() {
+    private static void install() {
         if (ResourceLeakDetector.getLevel() != ResourceLeakDetector.Level.PARANOID) {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-        }
-        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext)) {
-            throw new IllegalStateException("LeakDetectionExtension needs Logback as the SLF4J backend");
-        }
-        Logger logger = (Logger) LoggerFactory.getLogger(NETTY_LEAK_LOGGER);
-        if (logger.getAppender(LeakCapture.NAME) == null) {
-            CAPTURE.setContext(logger.getLoggerContext());
-            CAPTURE.setName(LeakCapture.NAME);
-            CAPTURE.start();
-            logger.addAppender(CAPTURE);
-        }
-        if (logger.getLevel() == null || !logger.isErrorEnabled()) {
-            logger.setLevel(Level.ERROR);
-        }
-    }
-
-    private static final class LeakCapture extends AppenderBase<ILoggingEvent> {
-        static final String NAME = "iwarp-leak-capture";
-        private final List<String> records = new ArrayList<>();
-
-        @Override
-        protected synchronized void append(ILoggingEvent event) {
-            String msg = event.getFormattedMessage();
-            if (event.getLevel().isGreaterOrEqual(Level.ERROR) && msg != null && msg.contains("LEAK")) {
-                records.add(msg);
-            }
-        }
-
-        synchronized List<String> drain() {
-            List<String> out = new ArrayList<>(records);
-            records.clear();
-            return out;
         }
     }
 }

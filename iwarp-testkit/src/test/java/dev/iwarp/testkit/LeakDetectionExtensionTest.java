@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Proves that Netty's leak reports reach {@link LeakDetectionExtension}. Each test leaks on purpose
+ * Proves that Netty's leak reports reach {@link LeakDetectionExtension} through its leak listener
+ * ({@link RecordingLeakDetector}), with nothing logged. Each test leaks on purpose
  * and then drains the report itself, so the auto-registered extension finds nothing afterwards.
  */
 class LeakDetectionExtensionTest {
@@ -43,6 +44,8 @@ class LeakDetectionExtensionTest {
         leak(hint);
         List<String> leaks = collectUntilReported(hint);
         assertFalse(leaks.isEmpty(), "no leak reported");
+        assertTrue(TestLog.messages(ch.qos.logback.classic.Level.TRACE).stream().noneMatch(m -> m.contains(hint)),
+                "the leak reached the listener, not the log");
         assertTrue(leaks.stream().anyMatch(l -> l.contains("LEAK") && l.contains(hint)), String.join("\n", leaks));
         assertTrue(LeakDetectionExtension.collectLeaks().isEmpty(), "collectLeaks drains the records");
     }
@@ -51,7 +54,8 @@ class LeakDetectionExtensionTest {
     void afterEachFailsTheTestOnALeak() {
         ExtensionContext context = (ExtensionContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ExtensionContext.class},
-                (proxy, method, args) -> method.getName().equals("getDisplayName") ? "a leaking test" : null);
+                (proxy, method, args) -> method.getName().equals("getDisplayName") ? "a leaking test"
+                        : method.getName().equals("getExecutionException") ? java.util.Optional.empty() : null);
         LeakDetectionExtension extension = new LeakDetectionExtension();
         assertDoesNotThrow(() -> extension.afterEach(context), "nothing leaked yet");
 

@@ -13,11 +13,13 @@ public class MpaException extends DecoderException {
 
     private final MpaErrorCode errorCode;
 
+    /** An MPA error with the RFC 5044 §8 error code it reports. */
     public MpaException(MpaErrorCode errorCode, String message) {
         super(message);
         this.errorCode = Objects.requireNonNull(errorCode, "errorCode");
     }
 
+    /** An MPA error with the RFC 5044 §8 error code it reports, caused by {@code cause}. */
     public MpaException(MpaErrorCode errorCode, String message, Throwable cause) {
         super(message, cause);
         this.errorCode = Objects.requireNonNull(errorCode, "errorCode");

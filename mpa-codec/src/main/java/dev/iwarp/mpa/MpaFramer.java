@@ -126,14 +126,17 @@ public class MpaFramer extends MpaDuplexDecoder {
         return mulpdu;
     }
 
+    /** Whether FPDUs carry a CRC32C in both directions (negotiated: either side asked, RFC 5044 §7.1.2). */
     public boolean crc() {
         return crc;
     }
 
+    /** Whether we insert markers into what we send (RFC 5044 §5). */
     public boolean markersTx() {
         return markersTx;
     }
 
+    /** Whether the peer inserts markers into what we receive (RFC 5044 §5). */
     public boolean markersRx() {
         return markersRx;
     }

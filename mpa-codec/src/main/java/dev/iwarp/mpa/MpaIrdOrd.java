@@ -88,10 +88,12 @@ public final class MpaIrdOrd {
         return (writeRtr ? C_WRITE_RTR : 0) | (readRtr ? D_READ_RTR : 0) | ord;
     }
 
+    /** The Inbound RDMA Read queue Depth (14 bits, RFC 6581 §3). */
     public int ird() {
         return ird;
     }
 
+    /** The Outbound RDMA Read queue Depth (14 bits, RFC 6581 §3). */
     public int ord() {
         return ord;
     }

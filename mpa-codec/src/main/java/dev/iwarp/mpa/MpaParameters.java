@@ -39,6 +39,7 @@ public final class MpaParameters {
         this.holdTxUntilFirstFpdu = holdTxUntilFirstFpdu;
     }
 
+    /** Our role in the startup: Initiator (sent the Request) or Responder. */
     public MpaRole role() {
         return role;
     }
@@ -68,10 +69,12 @@ public final class MpaParameters {
         return markersRx;
     }
 
+    /** The MPA Request of this connection's startup, as sent or received. */
     public MpaStartupFrame request() {
         return request;
     }
 
+    /** The MPA Reply of this connection's startup, as sent or received. */
     public MpaStartupFrame reply() {
         return reply;
     }

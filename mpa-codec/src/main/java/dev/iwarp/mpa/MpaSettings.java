@@ -62,6 +62,7 @@ public final class MpaSettings {
         this.terminateFactory = b.terminateFactory;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -71,6 +72,7 @@ public final class MpaSettings {
         return new Builder().build();
     }
 
+    /** A builder starting from these settings. */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.revision = revision;

@@ -2,8 +2,11 @@ package dev.iwarp.rdmap;
 
 /** AtomOp of an Atomic Request (RFC 7306; rdmap.md §12.2): the low 4 bits of its first word. */
 public enum AtomicOp {
+    /** Fetch and Add: adds to the target, returns its original value. */
     FETCH_ADD(0x0),
+    /** Swap: writes the swap data, returns the target's original value. */
     SWAP(0x1),
+    /** Compare and Swap: writes the swap data if the target equals the compare data. */
     COMPARE_SWAP(0x2);
 
     private final int value;
@@ -12,6 +15,7 @@ public enum AtomicOp {
         this.value = value;
     }
 
+    /** The AtomicOperation code on the wire (RFC 7306 §5.1). */
     public int value() {
         return value;
     }

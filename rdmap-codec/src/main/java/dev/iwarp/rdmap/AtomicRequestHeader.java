@@ -27,6 +27,7 @@ public record AtomicRequestHeader(int atomOp, int requestId, int remoteStag, lon
     /** Octets on the wire. */
     public static final int LENGTH = 52;
 
+    /** Checks that AtomOp fits its 4 bits. */
     public AtomicRequestHeader {
         if ((atomOp & ~0xF) != 0) {
             throw new IllegalArgumentException("AtomOp is 4 bits: " + atomOp);

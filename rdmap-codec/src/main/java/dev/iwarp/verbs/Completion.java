@@ -46,14 +46,17 @@ public final class Completion {
         return wrId;
     }
 
+    /** How the work request completed. */
     public WcStatus status() {
         return status;
     }
 
+    /** Whether the work request completed successfully ({@link WcStatus#SUCCESS}). */
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }
 
+    /** What kind of work request completed. */
     public WcOpcode opcode() {
         return opcode;
     }
@@ -68,6 +71,7 @@ public final class Completion {
         return invalidated;
     }
 
+    /** The STag the peer's Send with Invalidate invalidated, when {@link #hasInvalidatedStag()}. */
     public int invalidatedStag() {
         return invalidatedStag;
     }

@@ -23,6 +23,7 @@ public final class MemoryRegion {
         this.access = Collections.unmodifiableSet(access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access));
     }
 
+    /** The protection domain the region belongs to. */
     public ProtectionDomain pd() {
         return pd;
     }
@@ -47,10 +48,12 @@ public final class MemoryRegion {
         return tagged.baseTo();
     }
 
+    /** Octets registered. */
     public int length() {
         return (int) tagged.length();
     }
 
+    /** The access rights granted at registration. */
     public Set<Access> access() {
         return access;
     }

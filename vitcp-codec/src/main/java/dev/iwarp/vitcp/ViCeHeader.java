@@ -13,7 +13,9 @@ import java.util.List;
  * {@link #endOfOptionList()} is set. Options of unknown type received from a peer are kept (and ignored).
  */
 public final class ViCeHeader {
+    /** Octets of the CE header before its options. */
     public static final int FIXED_LENGTH = 140;
+    /** Largest discriminator the 64-octet fields hold (draft §3.3). */
     public static final int MAX_DISCRIMINATOR_LENGTH = 64;
 
     private final int callingAttributes;
@@ -24,6 +26,7 @@ public final class ViCeHeader {
     private final List<ViCeOption> options;
     private final boolean endOfOptionList;
 
+    /** A CE header with these fields; the discriminators are copied. */
     public ViCeHeader(int callingAttributes, long mtuSize, byte[] callingDiscriminator, int rdmaReadWindow,
                       byte[] calledDiscriminator, List<ViCeOption> options, boolean endOfOptionList) {
         if ((callingAttributes & ~0xFFFF) != 0 || (rdmaReadWindow & ~0xFFFF) != 0) {
@@ -46,42 +49,52 @@ public final class ViCeHeader {
         this.endOfOptionList = endOfOptionList;
     }
 
+    /** The Calling Attributes word ({@link ViCallingAttributes}). */
     public int callingAttributes() {
         return callingAttributes;
     }
 
+    /** The reliability level the Calling Attributes name. */
     public ViReliabilityLevel reliabilityLevel() {
         return ViReliabilityLevel.fromAttributes(callingAttributes);
     }
 
+    /** Whether Calling Attributes bit {@code bit} is set. */
     public boolean hasAttribute(int bit) {
         return ViCallingAttributes.has(callingAttributes, bit);
     }
 
+    /** The MTU Size field: largest payload per segment proposed. */
     public long mtuSize() {
         return mtuSize;
     }
 
+    /** The Calling Discriminator (a copy). */
     public byte[] callingDiscriminator() {
         return callingDiscriminator.clone();
     }
 
+    /** The RDMA Read Window proposed. */
     public int rdmaReadWindow() {
         return rdmaReadWindow;
     }
 
+    /** The Called Discriminator (a copy). */
     public byte[] calledDiscriminator() {
         return calledDiscriminator.clone();
     }
 
+    /** The options, in wire order. */
     public List<ViCeOption> options() {
         return options;
     }
 
+    /** Whether the option list ended with an End of Option List option. */
     public boolean endOfOptionList() {
         return endOfOptionList;
     }
 
+    /** Whether an option of this type is present. */
     public boolean hasOption(int type) {
         for (ViCeOption o : options) {
             if (o.type() == type) {

@@ -9,10 +9,15 @@ package dev.iwarp.vitcp;
  * @param length the option length as on the wire
  */
 public record ViCeOption(int type, int length) {
+    /** Option type that ends the option list. */
     public static final int END_OF_OPTION_LIST = 0;
+    /** Option type of the CRC option (draft §3.6). */
     public static final int CRC = 1;
+    /** Option type of the Urgent Marker option. */
     public static final int URGENT_MARKER = 2;
 
+    /** The CRC option as sent. */
     public static final ViCeOption CRC_OPTION = new ViCeOption(CRC, 4);
+    /** The Urgent Marker option as sent. */
     public static final ViCeOption URGENT_MARKER_OPTION = new ViCeOption(URGENT_MARKER, 4);
 }

@@ -16,6 +16,7 @@ public final class CompletionQueue {
         return queue.poll();
     }
 
+    /** Completions queued and not yet taken. */
     public int size() {
         return queue.size();
     }

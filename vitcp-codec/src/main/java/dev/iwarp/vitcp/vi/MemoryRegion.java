@@ -25,18 +25,22 @@ public final class MemoryRegion {
         this.access = Set.copyOf(access);
     }
 
+    /** The protection domain the region belongs to. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
+    /** The memory handle a peer names the region with. */
     public int handle() {
         return handle;
     }
 
+    /** The virtual address of the region's first octet, as a peer names it. */
     public long address() {
         return address;
     }
 
+    /** Octets registered. */
     public int length() {
         return buffer.capacity();
     }
@@ -46,10 +50,12 @@ public final class MemoryRegion {
         return buffer;
     }
 
+    /** Whether remote access {@code a} was granted. */
     public boolean allows(ViAccess a) {
         return access.contains(a);
     }
 
+    /** Whether the region is still registered. */
     public boolean isValid() {
         return valid;
     }
@@ -64,6 +70,7 @@ public final class MemoryRegion {
         return new DataSegment(this, address + offset, length);
     }
 
+    /** A data segment covering the whole region. */
     public DataSegment all() {
         return segment(0, length());
     }

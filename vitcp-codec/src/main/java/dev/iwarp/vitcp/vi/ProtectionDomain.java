@@ -16,6 +16,7 @@ public final class ProtectionDomain {
     private final ConcurrentHashMap<Integer, MemoryRegion> regions = new ConcurrentHashMap<>();
     private final AtomicInteger nextHandle;
 
+    /** A new, empty protection domain. */
     public ProtectionDomain() {
         // handles of different domains differ in their top octet, so a stray handle rarely aliases
         nextHandle = new AtomicInteger((DOMAINS.incrementAndGet() & 0xFF) << 24 | 1);

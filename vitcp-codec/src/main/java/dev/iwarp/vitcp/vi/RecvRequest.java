@@ -18,10 +18,12 @@ public final class RecvRequest {
         this.length = n;
     }
 
+    /** A receive descriptor scattering into {@code segments}, reported with {@code wrId}. */
     public static RecvRequest of(long wrId, DataSegment... segments) {
         return new RecvRequest(wrId, List.of(segments));
     }
 
+    /** The caller's identifier, reported with the completion. */
     public long wrId() {
         return wrId;
     }

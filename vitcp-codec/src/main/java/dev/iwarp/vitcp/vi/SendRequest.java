@@ -26,14 +26,17 @@ public final class SendRequest {
         this.immediateData = immediateData;
     }
 
+    /** A Send of {@code segments}, gathered in order. */
     public static SendRequest send(long wrId, DataSegment... segments) {
         return new SendRequest(wrId, ViOpcode.SEND, List.of(segments), 0, 0, false, 0);
     }
 
+    /** An RDMA Write of {@code segments} to the peer's memory at ({@code remoteAddress}, {@code remoteHandle}). */
     public static SendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
         return new SendRequest(wrId, ViOpcode.RDMA_WRITE, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
 
+    /** An RDMA Read of the peer's memory at ({@code remoteAddress}, {@code remoteHandle}) into {@code segments}. */
     public static SendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
         return new SendRequest(wrId, ViOpcode.RDMA_READ, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
@@ -46,10 +49,12 @@ public final class SendRequest {
         return new SendRequest(wrId, opcode, segments, remoteAddress, remoteHandle, true, value);
     }
 
+    /** The caller's identifier, reported with the completion. */
     public long wrId() {
         return wrId;
     }
 
+    /** What the descriptor does: Send, RDMA Write or RDMA Read. */
     public ViOpcode opcode() {
         return opcode;
     }

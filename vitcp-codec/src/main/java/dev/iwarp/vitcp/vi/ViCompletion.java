@@ -12,6 +12,7 @@ package dev.iwarp.vitcp.vi;
  */
 public record ViCompletion(long wrId, ViOpcode opcode, ViStatus status, long byteLength, int immediateData,
                            boolean immediateDataValid) {
+    /** Whether the descriptor completed successfully. */
     public boolean ok() {
         return status == ViStatus.SUCCESS;
     }

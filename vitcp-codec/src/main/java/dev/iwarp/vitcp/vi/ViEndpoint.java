@@ -28,6 +28,7 @@ public final class ViEndpoint {
     private boolean handlerCreated;
     private volatile String failure;
 
+    /** An unconnected VI endpoint: its protection domain, completion queues and attributes. */
     public ViEndpoint(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, VitcpConfig config) {
         this.pd = pd;
         this.sendCq = sendCq;
@@ -35,18 +36,22 @@ public final class ViEndpoint {
         this.config = config;
     }
 
+    /** The protection domain of the endpoint's descriptors. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
+    /** The completion queue of send descriptors. */
     public CompletionQueue sendCq() {
         return sendCq;
     }
 
+    /** The completion queue of receive descriptors. */
     public CompletionQueue recvCq() {
         return recvCq;
     }
 
+    /** The VI attributes this endpoint connects with. */
     public VitcpConfig config() {
         return config;
     }
@@ -87,6 +92,7 @@ public final class ViEndpoint {
         }
     }
 
+    /** Whether the endpoint is connected. */
     public boolean isConnected() {
         synchronized (lock) {
             return handler != null && failure == null;
@@ -98,6 +104,7 @@ public final class ViEndpoint {
         return failure;
     }
 
+    /** The connection once connected, else null. */
     public VitcpConnection connection() {
         synchronized (lock) {
             return handler != null ? handler.connection() : null;
