@@ -26,10 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code serve}: every connection of a {@link ServerWire} (MPA Responder, or VI/TCP passive end) is an rping
- * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises one shared
+ * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises a target
  * region (REMOTE_READ and REMOTE_WRITE) as a 16-octet {@link Advertisement} (8-octet TO or virtual address, 4-octet
  * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), or as
  * the Calling Discriminator of every VI/TCP ConnectAccept.
+ *
+ * <p>Isolation (issue 14): each connection has its own protection domain, session buffers and target region, zeroed,
+ * allocated when the connection is accepted and released when it closes, so no client reaches another's memory.
+ * Only {@link ServerConfig#sharedTarget()} puts every connection in one PD with one target region that any client may
+ * read and overwrite.
  */
 public final class RpingServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServer.class);
@@ -37,8 +42,11 @@ public final class RpingServer implements AutoCloseable {
     private final ServerConfig config;
     private final ServerWire wire;
     private final IwarpStack stack;
-    private final WireDomain domain;
+    /** The one PD of every connection with {@link ServerConfig#sharedTarget()}; else {@code null}. */
+    private final WireDomain sharedDomain;
     private final Set<RpingSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Each open session's own target region (not with a shared target). */
+    private final java.util.Map<RpingSession, WireRegion> targets = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final ByteBuf targetMemory;
@@ -51,18 +59,26 @@ public final class RpingServer implements AutoCloseable {
         this.config = config;
         this.wire = wire;
         this.stack = stack;
-        this.domain = wire.allocDomain();
-        if (config.targetSize() > 0) {
-            targetMemory = PooledByteBufAllocator.DEFAULT.directBuffer(config.targetSize(), config.targetSize());
-            targetMemory.setZero(0, config.targetSize());
-            target = domain.register(targetMemory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ,
-                    WireAccess.REMOTE_WRITE);
+        this.sharedDomain = config.sharedTarget() ? wire.allocDomain() : null;
+        if (config.sharedTarget() && config.targetSize() > 0) {
+            targetMemory = zeroed(PooledByteBufAllocator.DEFAULT, config.targetSize());
+            target = registerTarget(sharedDomain, targetMemory);
             setupData = Advertisement.of(target, 0, config.targetSize()).toBytes();
         } else {
             targetMemory = null;
             target = null;
             setupData = new byte[0];
         }
+    }
+
+    private static ByteBuf zeroed(io.netty.buffer.ByteBufAllocator alloc, int size) {
+        ByteBuf b = alloc.directBuffer(size, size);
+        b.setZero(0, size); // pooled memory may hold an earlier connection's octets
+        return b;
+    }
+
+    private static WireRegion registerTarget(WireDomain domain, ByteBuf memory) {
+        return domain.register(memory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE);
     }
 
     /** Starts an iWARP server on its own {@link IwarpStack}. */
@@ -89,7 +105,9 @@ public final class RpingServer implements AutoCloseable {
             throw e;
         }
         LOG.info("iwarp-server listening on {}:{} ({}{}", config.address(), s.port(), wire.describe(),
-                s.target != null ? ", target region " + s.target.describe() : "");
+                s.target != null ? ", shared target region " + s.target.describe() + " (every client may read and"
+                        + " write it)" : config.targetSize() > 0 ? ", a " + config.targetSize()
+                        + "-octet target region per connection" : "");
         return s;
     }
 
@@ -102,11 +120,24 @@ public final class RpingServer implements AutoCloseable {
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
+        WireDomain domain = sharedDomain != null ? sharedDomain : wire.allocDomain();
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
+        byte[] advertisement = setupData;
+        if (sharedDomain == null && config.targetSize() > 0) {
+            ByteBuf memory = zeroed(ch.alloc(), config.targetSize());
+            WireRegion own = registerTarget(domain, memory);
+            advertisement = Advertisement.of(own, 0, config.targetSize()).toBytes();
+            targets.put(session, own);
+            ch.closeFuture().addListener(f -> {
+                targets.remove(session);
+                own.deregister();
+                memory.release();
+            });
+        }
         sessions.add(session);
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
-        session.start(request.accept(domain, session, setupData));
+        session.start(request.accept(domain, session, advertisement));
         if (config.idleTimeoutSec() > 0) {
             ch.pipeline().addFirst("idle-close", new ChannelInboundHandlerAdapter() {
                 @Override
@@ -166,9 +197,14 @@ public final class RpingServer implements AutoCloseable {
         return refused.get();
     }
 
-    /** The advertised target region, or {@code null} without --target-size. */
+    /** The shared target region, or {@code null} without {@link ServerConfig#sharedTarget()} or a target size. */
     public WireRegion target() {
         return target;
+    }
+
+    /** {@code session}'s own target region while it is open, or {@code null}. */
+    public WireRegion targetOf(RpingSession session) {
+        return targets.get(session);
     }
 
     /** Stops accepting, closes every session, and closes the wire (and an owned stack). */

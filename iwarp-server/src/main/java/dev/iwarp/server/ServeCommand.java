@@ -56,12 +56,37 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup timeout in ms (default: ${DEFAULT-VALUE}).")
     long startupTimeoutMs = 10_000;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions idle this long; 0 = never (default: ${DEFAULT-VALUE}).")
-    long idleTimeoutSec;
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions that complete no message "
+            + "(FPDU, VI/TCP segment) this long; octets of an unfinished one do not count; 0 = never (default: "
+            + "${DEFAULT-VALUE}).")
+    long idleTimeoutSec = ServerConfig.DEFAULT_IDLE_TIMEOUT_SEC;
+
+    @Option(names = "--max-startups", description = "Connections still in startup (no MPA Request or VI/TCP "
+            + "ConnectRequest answered yet); more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    int maxStartups = ServerLimits.DEFAULT_MAX_STARTUPS;
+
+    @Option(names = "--max-per-source", description = "Connections from one source IP address, in startup or served; "
+            + "more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    int maxPerSource = ServerLimits.DEFAULT_MAX_PER_SOURCE;
+
+    @Option(names = "--message-deadline", paramLabel = "MS", description = "Once the first octet of an FPDU or VI/TCP "
+            + "segment arrived, the rest must arrive within this time, else the connection is closed; 0 = none "
+            + "(default: ${DEFAULT-VALUE}).")
+    long messageDeadlineMs = ServerLimits.DEFAULT_MESSAGE_DEADLINE_MS;
+
+    @Option(names = "--max-read-size", paramLabel = "OCTETS", description = "Largest RDMA Read served per request "
+            + "(iWARP); a larger one is answered with a Terminate; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    int maxReadSize = ServerLimits.DEFAULT_MAX_READ_SIZE;
 
     @Option(names = "--target-size", paramLabel = "OCTETS",
-            description = "Shared target region advertised in the MPA Reply Private Data; 0 = none (default: ${DEFAULT-VALUE}).")
+            description = "Target region advertised in the MPA Reply Private Data (VI/TCP: ConnectAccept), each "
+                    + "connection's own; 0 = none (default: ${DEFAULT-VALUE}).")
     int targetSize = 1 << 20;
+
+    @Option(names = "--shared-target", description = "One target region for all connections instead of one each. "
+            + "Exposes every client's data to every other client: any client may read and overwrite it, and all "
+            + "connections share one protection domain.")
+    boolean sharedTarget;
 
     @Option(names = "--pcap", paramLabel = "FILE",
             description = "Write every connection's TCP traffic to this pcap file (Netty's PcapWriteHandler).")
@@ -79,12 +104,14 @@ final class ServeCommand implements Callable<Integer> {
         if (mpaRev != 1 && mpaRev != 2) {
             throw new IllegalArgumentException("--mpa-rev must be 1 or 2: " + mpaRev);
         }
-        if (targetSize < 0 || maxConnections < 0 || startupTimeoutMs <= 0 || idleTimeoutSec < 0) {
-            throw new IllegalArgumentException("--target-size, --max-connections and --idle-timeout must be >= 0, "
-                    + "--startup-timeout > 0");
+        if (targetSize < 0 || maxConnections < 0 || startupTimeoutMs <= 0 || idleTimeoutSec < 0 || maxStartups < 0
+                || maxPerSource < 0 || messageDeadlineMs < 0 || maxReadSize < 0) {
+            throw new IllegalArgumentException("--target-size, --max-connections, --idle-timeout, --max-startups, "
+                    + "--max-per-source, --message-deadline and --max-read-size must be >= 0, --startup-timeout > 0");
         }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
-                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
+                new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
