@@ -10,10 +10,6 @@ import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +49,9 @@ public final class RpingServer implements AutoCloseable {
     private final WireRegion target;
     private final byte[] setupData;
     private volatile RpingSession lastSession;
+    private final AggregatedLog refusals = new AggregatedLog(LOG, AggregatedLog.DEFAULT_WINDOW_SEC, TimeUnit.SECONDS);
+    private final ConnectionGuard guard;
+    private final io.netty.util.concurrent.ScheduledFuture<?> flushRefusals;
     private ServerWire.Listener listener;
 
     private RpingServer(ServerConfig config, ServerWire wire, IwarpStack stack) {
@@ -60,6 +59,12 @@ public final class RpingServer implements AutoCloseable {
         this.wire = wire;
         this.stack = stack;
         this.sharedDomain = config.sharedTarget() ? wire.allocDomain() : null;
+        this.guard = new ConnectionGuard(config.limits(), config.idleTimeoutSec(), refusals);
+        this.flushRefusals = io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(
+                () -> refusals.flush(false), 1, 1, TimeUnit.SECONDS);
+        if (stack != null) {
+            stack.device().setMaxReadSize(config.limits().maxReadSize()); // RDMAP: larger Reads get a Terminate
+        }
         if (config.sharedTarget() && config.targetSize() > 0) {
             targetMemory = zeroed(PooledByteBufAllocator.DEFAULT, config.targetSize());
             target = registerTarget(sharedDomain, targetMemory);
@@ -99,7 +104,8 @@ public final class RpingServer implements AutoCloseable {
     private static RpingServer start(ServerConfig config, ServerWire wire, IwarpStack stack) throws Exception {
         RpingServer s = new RpingServer(config, wire, stack);
         try {
-            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s::onRequest);
+            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s.guard::onAccept,
+                    s::onRequest);
         } catch (Exception e) { // includes the IOException Netty throws undeclared on a bind failure
             s.close();
             throw e;
@@ -115,11 +121,12 @@ public final class RpingServer implements AutoCloseable {
         Channel ch = request.channel();
         if (sessions.size() >= config.maxConnections()) {
             refused.incrementAndGet();
-            LOG.warn("{} refused: already serving {} connections (--max-connections)", ch.remoteAddress(),
-                    sessions.size());
+            refusals.warn(ch.remoteAddress(), "refused: already serving " + config.maxConnections()
+                    + " connections (--max-connections)");
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
+        guard.started(ch, wire.messageHandlerName(ch));
         WireDomain domain = sharedDomain != null ? sharedDomain : wire.allocDomain();
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
         byte[] advertisement = setupData;
@@ -138,20 +145,6 @@ public final class RpingServer implements AutoCloseable {
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
         session.start(request.accept(domain, session, advertisement));
-        if (config.idleTimeoutSec() > 0) {
-            ch.pipeline().addFirst("idle-close", new ChannelInboundHandlerAdapter() {
-                @Override
-                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                    if (evt instanceof IdleStateEvent) {
-                        LOG.info("{} idle for {} s; closing", ctx.channel().remoteAddress(), config.idleTimeoutSec());
-                        ctx.close();
-                    } else {
-                        ctx.fireUserEventTriggered(evt);
-                    }
-                }
-            });
-            ch.pipeline().addFirst("idle", new IdleStateHandler(0, 0, config.idleTimeoutSec(), TimeUnit.SECONDS));
-        }
         ch.closeFuture().addListener(f -> {
             sessions.remove(session);
             LOG.info("{} closed: {}", ch.remoteAddress(), session);
@@ -192,9 +185,14 @@ public final class RpingServer implements AutoCloseable {
         return accepted.get();
     }
 
-    /** Connections refused by --max-connections. */
+    /** Connections refused by --max-connections, --max-startups or --max-per-source. */
     public long refused() {
-        return refused.get();
+        return refused.get() + guard.refused();
+    }
+
+    /** Connections accepted by TCP and still in startup. */
+    public int inStartup() {
+        return guard.inStartup();
     }
 
     /** The shared target region, or {@code null} without {@link ServerConfig#sharedTarget()} or a target size. */
@@ -213,6 +211,8 @@ public final class RpingServer implements AutoCloseable {
         if (listener != null) {
             listener.close();
         }
+        flushRefusals.cancel(false);
+        refusals.flush(true);
         for (RpingSession s : sessions) {
             s.close();
         }

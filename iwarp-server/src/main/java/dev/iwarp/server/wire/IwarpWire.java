@@ -246,8 +246,15 @@ public final class IwarpWire {
         }
 
         @Override
-        public Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception {
-            Channel ch = stack.listen(local, mpa, r -> requests.accept(new Request(r)));
+        public String messageHandlerName(Channel ch) {
+            return dev.iwarp.bootstrap.IwarpPipeline.LLP; // it hands each ULPDU to DDP
+        }
+
+        @Override
+        public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
+                               Consumer<WireConnectRequest> requests) throws Exception {
+            Channel ch = stack.listen(local, dev.iwarp.bootstrap.MpaFraming.of(mpa), onAccept,
+                    r -> requests.accept(new Request(r)));
             return new Listener() {
                 @Override
                 public InetSocketAddress localAddress() {
