@@ -13,7 +13,7 @@ package dev.iwarp.server;
  */
 public record ServerLimits(int maxStartups, int maxPerSource, long messageDeadlineMs, int maxReadSize) {
     /** Default {@code --max-startups}. */
-    public static final int DEFAULT_MAX_STARTUPS = 64;
+    public static final int DEFAULT_MAX_STARTUPS = 512;
     /** Default {@code --max-per-source}. */
     public static final int DEFAULT_MAX_PER_SOURCE = 256;
     /** Default {@code --message-deadline}. */
@@ -27,7 +27,7 @@ public record ServerLimits(int maxStartups, int maxPerSource, long messageDeadli
         }
     }
 
-    /** 64 connections in startup, 256 per source, 10 s per message, 1 MiB per RDMA Read. */
+    /** 512 connections in startup, 256 per source, 10 s per message, 1 MiB per RDMA Read. */
     public static ServerLimits defaults() {
         return new ServerLimits(DEFAULT_MAX_STARTUPS, DEFAULT_MAX_PER_SOURCE, DEFAULT_MESSAGE_DEADLINE_MS,
                 DEFAULT_MAX_READ_SIZE);
