@@ -136,7 +136,18 @@ public final class IwarpStack implements AutoCloseable {
      */
     public Channel listen(SocketAddress local, Framing framing, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
+        return listen(local, framing, ch -> { }, onRequest);
+    }
+
+    /**
+     * As {@link #listen(SocketAddress, Framing, Consumer)}, with {@code onAccept} called for every accepted
+     * connection's channel after the stack's channel hook and before the framing's handlers are added (e.g. to
+     * admit or refuse it, or to put a handler at the head of its pipeline).
+     */
+    public Channel listen(SocketAddress local, Framing framing, Consumer<? super Channel> onAccept,
+                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
         Objects.requireNonNull(framing);
+        Objects.requireNonNull(onAccept);
         Objects.requireNonNull(onRequest);
         return new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -144,6 +155,7 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
+                        onAccept.accept(ch);
                         IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
                     }
                 }).bind(local).sync().channel();

@@ -11,10 +11,6 @@ import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +23,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code serve}: every connection of a {@link ServerWire} (MPA Responder, or VI/TCP passive end) is an rping
- * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises one shared
+ * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises a target
  * region (REMOTE_READ and REMOTE_WRITE) as a 16-octet {@link Advertisement} (8-octet TO or virtual address, 4-octet
  * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), as
  * the Calling Discriminator of every VI/TCP ConnectAccept, or over IFT (no private data) as the first Send.
+ *
+ * <p>Isolation (issue 14): each connection has its own protection domain, session buffers and target region, zeroed,
+ * allocated when the connection is accepted and released when it closes, so no client reaches another's memory.
+ * Only {@link ServerConfig#sharedTarget()} puts every connection in one PD with one target region that any client may
+ * read and overwrite.
  */
 public final class RpingServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServer.class);
@@ -38,32 +39,52 @@ public final class RpingServer implements AutoCloseable {
     private final ServerConfig config;
     private final ServerWire wire;
     private final IwarpStack stack;
-    private final WireDomain domain;
+    /** The one PD of every connection with {@link ServerConfig#sharedTarget()}; else {@code null}. */
+    private final WireDomain sharedDomain;
     private final Set<RpingSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Each open session's own target region (not with a shared target). */
+    private final java.util.Map<RpingSession, WireRegion> targets = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final ByteBuf targetMemory;
     private final WireRegion target;
     private final byte[] setupData;
     private volatile RpingSession lastSession;
+    private final AggregatedLog refusals = new AggregatedLog(LOG, AggregatedLog.DEFAULT_WINDOW_SEC, TimeUnit.SECONDS);
+    private final ConnectionGuard guard;
+    private final io.netty.util.concurrent.ScheduledFuture<?> flushRefusals;
     private ServerWire.Listener listener;
 
     private RpingServer(ServerConfig config, ServerWire wire, IwarpStack stack) {
         this.config = config;
         this.wire = wire;
         this.stack = stack;
-        this.domain = wire.allocDomain();
-        if (config.targetSize() > 0) {
-            targetMemory = PooledByteBufAllocator.DEFAULT.directBuffer(config.targetSize(), config.targetSize());
-            targetMemory.setZero(0, config.targetSize());
-            target = domain.register(targetMemory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ,
-                    WireAccess.REMOTE_WRITE);
+        this.sharedDomain = config.sharedTarget() ? wire.allocDomain() : null;
+        this.guard = new ConnectionGuard(config.limits(), config.idleTimeoutSec(), refusals);
+        this.flushRefusals = io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(
+                () -> refusals.flush(false), 1, 1, TimeUnit.SECONDS);
+        if (stack != null) {
+            stack.device().setMaxReadSize(config.limits().maxReadSize()); // RDMAP: larger Reads get a Terminate
+        }
+        if (config.sharedTarget() && config.targetSize() > 0) {
+            targetMemory = zeroed(PooledByteBufAllocator.DEFAULT, config.targetSize());
+            target = registerTarget(sharedDomain, targetMemory);
             setupData = Advertisement.of(target, 0, config.targetSize()).toBytes();
         } else {
             targetMemory = null;
             target = null;
             setupData = new byte[0];
         }
+    }
+
+    private static ByteBuf zeroed(io.netty.buffer.ByteBufAllocator alloc, int size) {
+        ByteBuf b = alloc.directBuffer(size, size);
+        b.setZero(0, size); // pooled memory may hold an earlier connection's octets
+        return b;
+    }
+
+    private static WireRegion registerTarget(WireDomain domain, ByteBuf memory) {
+        return domain.register(memory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE);
     }
 
     /** Starts an iWARP server on its own {@link IwarpStack}. */
@@ -90,13 +111,16 @@ public final class RpingServer implements AutoCloseable {
     private static RpingServer start(ServerConfig config, ServerWire wire, IwarpStack stack) throws Exception {
         RpingServer s = new RpingServer(config, wire, stack);
         try {
-            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s::onRequest);
+            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s.guard::onAccept,
+                    s::onRequest);
         } catch (Exception e) { // includes the IOException Netty throws undeclared on a bind failure
             s.close();
             throw e;
         }
         LOG.info("iwarp-server listening on {}:{} ({}{}", config.address(), s.port(), wire.describe(),
-                s.target != null ? ", target region " + s.target.describe() : "");
+                s.target != null ? ", shared target region " + s.target.describe() + " (every client may read and"
+                        + " write it)" : config.targetSize() > 0 ? ", a " + config.targetSize()
+                        + "-octet target region per connection" : "");
         return s;
     }
 
@@ -104,30 +128,30 @@ public final class RpingServer implements AutoCloseable {
         Channel ch = request.channel();
         if (sessions.size() >= config.maxConnections()) {
             refused.incrementAndGet();
-            LOG.warn("{} refused: already serving {} connections (--max-connections)", ch.remoteAddress(),
-                    sessions.size());
+            refusals.warn(ch.remoteAddress(), "refused: already serving " + config.maxConnections()
+                    + " connections (--max-connections)");
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
+        guard.started(ch, wire.messageHandlerName(ch));
+        WireDomain domain = sharedDomain != null ? sharedDomain : wire.allocDomain();
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
+        byte[] advertisement = setupData;
+        if (sharedDomain == null && config.targetSize() > 0) {
+            ByteBuf memory = zeroed(ch.alloc(), config.targetSize());
+            WireRegion own = registerTarget(domain, memory);
+            advertisement = Advertisement.of(own, 0, config.targetSize()).toBytes();
+            targets.put(session, own);
+            ch.closeFuture().addListener(f -> {
+                targets.remove(session);
+                own.deregister();
+                memory.release();
+            });
+        }
         sessions.add(session);
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
-        session.start(request.accept(domain, session, setupData));
-        if (config.idleTimeoutSec() > 0) {
-            ch.pipeline().addFirst("idle-close", new ChannelInboundHandlerAdapter() {
-                @Override
-                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                    if (evt instanceof IdleStateEvent) {
-                        LOG.info("{} idle for {} s; closing", ctx.channel().remoteAddress(), config.idleTimeoutSec());
-                        ctx.close();
-                    } else {
-                        ctx.fireUserEventTriggered(evt);
-                    }
-                }
-            });
-            ch.pipeline().addFirst("idle", new IdleStateHandler(0, 0, config.idleTimeoutSec(), TimeUnit.SECONDS));
-        }
+        session.start(request.accept(domain, session, advertisement));
         ch.closeFuture().addListener(f -> {
             sessions.remove(session);
             LOG.info("{} closed: {}", ch.remoteAddress(), session);
@@ -168,14 +192,24 @@ public final class RpingServer implements AutoCloseable {
         return accepted.get();
     }
 
-    /** Connections refused by --max-connections. */
+    /** Connections refused by --max-connections, --max-startups or --max-per-source. */
     public long refused() {
-        return refused.get();
+        return refused.get() + guard.refused();
     }
 
-    /** The advertised target region, or {@code null} without --target-size. */
+    /** Connections accepted by TCP and still in startup. */
+    public int inStartup() {
+        return guard.inStartup();
+    }
+
+    /** The shared target region, or {@code null} without {@link ServerConfig#sharedTarget()} or a target size. */
     public WireRegion target() {
         return target;
+    }
+
+    /** {@code session}'s own target region while it is open, or {@code null}. */
+    public WireRegion targetOf(RpingSession session) {
+        return targets.get(session);
     }
 
     /** Stops accepting, closes every session, and closes the wire (and an owned stack). */
@@ -184,6 +218,8 @@ public final class RpingServer implements AutoCloseable {
         if (listener != null) {
             listener.close();
         }
+        flushRefusals.cancel(false);
+        refusals.flush(true);
         for (RpingSession s : sessions) {
             s.close();
         }

@@ -15,7 +15,10 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code serve}: the rping echo/target server until SIGTERM/SIGINT, over iWARP or VI/TCP. */
 @Command(name = "serve",
-        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift) and serve every connection as an rping echo/target session.")
+        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift) and serve every connection as an rping echo/target session.",
+        footer = {"", "Each connection has its own protection domain and target region (unless --shared-target).",
+                "Logs: one line per connection event; refusals aggregated per cause per 10 s; at most 5 warnings per",
+                "peer address per 10 s about what that peer sent, the rest counted in one line."})
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -67,14 +70,43 @@ final class ServeCommand implements Callable<Integer> {
     @Range(min = 1)
     long startupTimeoutMs = 10_000;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions idle this long; 0 = never (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions that complete no message "
+            + "(FPDU, IFT frame, VI/TCP segment) this long; octets of an unfinished one do not count; 0 = never (default: "
+            + "${DEFAULT-VALUE}).")
     @Range
-    long idleTimeoutSec;
+    long idleTimeoutSec = ServerConfig.DEFAULT_IDLE_TIMEOUT_SEC;
+
+    @Option(names = "--max-startups", description = "Connections still in startup (no MPA Request or VI/TCP "
+            + "ConnectRequest answered yet); more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    @Range
+    int maxStartups = ServerLimits.DEFAULT_MAX_STARTUPS;
+
+    @Option(names = "--max-per-source", description = "Connections from one source IP address, in startup or served; "
+            + "more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    @Range
+    int maxPerSource = ServerLimits.DEFAULT_MAX_PER_SOURCE;
+
+    @Option(names = "--message-deadline", paramLabel = "MS", description = "Once the first octet of an FPDU or VI/TCP "
+            + "segment arrived, the rest must arrive within this time, else the connection is closed; 0 = none "
+            + "(default: ${DEFAULT-VALUE}).")
+    @Range
+    long messageDeadlineMs = ServerLimits.DEFAULT_MESSAGE_DEADLINE_MS;
+
+    @Option(names = "--max-read-size", paramLabel = "OCTETS", description = "Largest RDMA Read served per request "
+            + "(iWARP); a larger one is answered with a Terminate; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    @Range
+    int maxReadSize = ServerLimits.DEFAULT_MAX_READ_SIZE;
 
     @Option(names = "--target-size", paramLabel = "OCTETS",
-            description = "Shared target region advertised in the MPA Reply Private Data; 0 = none (default: ${DEFAULT-VALUE}).")
+            description = "Target region advertised in the MPA Reply Private Data (VI/TCP: ConnectAccept), each "
+                    + "connection's own; 0 = none (default: ${DEFAULT-VALUE}).")
     @Range
     int targetSize = 1 << 20;
+
+    @Option(names = "--shared-target", description = "One target region for all connections instead of one each. "
+            + "Exposes every client's data to every other client: any client may read and overwrite it, and all "
+            + "connections share one protection domain.")
+    boolean sharedTarget;
 
     @Option(names = "--pcap", paramLabel = "FILE",
             description = "Write every connection's TCP traffic to this pcap file (Netty's PcapWriteHandler).")
@@ -95,7 +127,8 @@ final class ServeCommand implements Callable<Integer> {
                     + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
         }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
-                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
+                new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");

@@ -17,44 +17,64 @@ import java.util.concurrent.TimeUnit;
  * @param peerToPeer       accept RFC 6581 peer-to-peer
  * @param maxConnections   connections served at once; more are rejected (MPA Reply R=1)
  * @param startupTimeoutMs MPA startup timeout; VI/TCP: the passive end's Incoming timeout (§4.3)
- * @param idleTimeoutSec   close connections idle this long (0: never)
- * @param targetSize       octets of the shared target region advertised in the MPA Reply Private Data or the VI/TCP
- *                         ConnectAccept's Calling Discriminator (0: none)
+ * @param idleTimeoutSec   close sessions that complete no message (ULPDU, VI/TCP segment) this long (0: never)
+ * @param targetSize       octets of the target region (each connection's own, or the shared one) advertised in the
+ *                         MPA Reply Private Data or the VI/TCP ConnectAccept's Calling Discriminator (0: none)
  * @param echoOnly         echo every Send, 16-octet ones too, instead of reading those as rping advertisements (for
  *                         Send/Recv tools such as librdmacm's rdma_client)
+ * @param sharedTarget     one target region and one protection domain for every connection (any client may read and
+ *                         overwrite what another wrote); by default each connection has its own PD and target
+ * @param limits           the bounds on what a peer may hold ({@link ServerLimits})
  */
 public record ServerConfig(String address, int port, boolean crc, boolean markers, int mpaRevision, int ird, int ord,
                            boolean peerToPeer, int maxConnections, long startupTimeoutMs, long idleTimeoutSec,
-                           int targetSize, boolean echoOnly) {
+                           int targetSize, boolean echoOnly, boolean sharedTarget, ServerLimits limits) {
     public static final int DEFAULT_PORT = 7174;
     /** {@code serve --wire vitcp}'s default port: VI/TCP has no assigned port (draft-dicecco-vitcp-01 §2.2.2.2.1). */
     public static final int DEFAULT_VITCP_PORT = 7175;
     /** {@code serve --wire ift}'s default port: IFT has no assigned port either (the ULP's dedicated port, IFT draft §4). */
     public static final int DEFAULT_IFT_PORT = 7176;
 
-    /** The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target. */
+    /** Default {@code --idle-timeout}: a session that completes no message for a minute is closed. */
+    public static final long DEFAULT_IDLE_TIMEOUT_SEC = 60;
+
+    /**
+     * The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target
+     * per connection, 1,024 connections, 10 s startup, 60 s idle, {@link ServerLimits#defaults()}.
+     */
     public static ServerConfig defaults() {
-        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000, 0, 1 << 20, false);
+        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000,
+                DEFAULT_IDLE_TIMEOUT_SEC, 1 << 20, false, false, ServerLimits.defaults());
     }
 
     public ServerConfig withAddress(String address, int port) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withLimits(int maxConnections, long startupTimeoutMs, long idleTimeoutSec) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withTargetSize(int targetSize) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withEchoOnly(boolean echoOnly) {
         return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+    }
+
+    public ServerConfig withSharedTarget(boolean sharedTarget) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+    }
+
+    public ServerConfig withLimits(ServerLimits limits) {
+        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
+                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
     }
 
     /** The MPA Responder settings these options mean. */

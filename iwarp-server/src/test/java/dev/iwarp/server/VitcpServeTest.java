@@ -56,8 +56,9 @@ class VitcpServeTest {
 
     private RpingServer server(ViReliabilityLevel level, int maxConnections, long idleSec, boolean requireCrc)
             throws Exception {
+        // a shared target: these tests check the region's octets after the clients left
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(1 << 16)
-                .withLimits(maxConnections, 500, idleSec);
+                .withSharedTarget(true).withLimits(maxConnections, 500, idleSec);
         RpingServer s = RpingServer.start(config, VitcpWire.server(vi(level).crcOption(true).rdmaReadWindow(16)
                 .incomingTimeout(Duration.ofMillis(500)).build(), DISCRIMINATOR, requireCrc, 1));
         toClose.add(s);

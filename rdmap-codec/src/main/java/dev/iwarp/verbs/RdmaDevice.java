@@ -14,13 +14,37 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Thread-safe. {@link #close()} deregisters what is still registered.
  */
 public final class RdmaDevice implements AutoCloseable {
+    /**
+     * Default {@link #maxReadSize()}: 16 MiB. A Read Request is 28 octets and its response may be up to 2^32-1; the
+     * bound keeps what one small request makes this host send in proportion (RFC 5042: a peer's requests must not
+     * consume unbounded resources), while Reads of whole large regions remain possible by raising it.
+     */
+    public static final int DEFAULT_MAX_READ_SIZE = 16 << 20;
+
     private final TaggedBufferTable table = new TaggedBufferTable();
     private final AtomicInteger pdIds = new AtomicInteger();
     private final SecureRandom random = new SecureRandom();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    private volatile int maxReadSize = DEFAULT_MAX_READ_SIZE;
 
     public ProtectionDomain allocPd() {
         return new ProtectionDomain(this, pdIds.incrementAndGet());
+    }
+
+    /**
+     * The largest RDMA Read this device serves per request; a larger Read Request is answered with a Terminate
+     * (RDMAP Remote Operation, catastrophic error localized to the stream). 0 means no limit.
+     */
+    public void setMaxReadSize(int octets) {
+        if (octets < 0) {
+            throw new IllegalArgumentException("max read size " + octets);
+        }
+        this.maxReadSize = octets;
+    }
+
+    /** The largest RDMA Read served per request; 0 for no limit. */
+    public int maxReadSize() {
+        return maxReadSize;
     }
 
     /** The STag table (STag to region, PD, bounds, rights, validity). */

@@ -162,8 +162,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         } else if (cause instanceof DdpException) {
             stream.terminate(TerminateMessage.forDdpException((DdpException) cause), cause.getMessage());
         } else if (cause instanceof LlpException || cause instanceof IOException) {
-            // the connection was reset or lost (RFC 5044 §8 code 1 over MPA): no Terminate can go out
-            LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
+            // the connection was reset or lost (RFC 5044 §8 code 1 over MPA): no Terminate can go out. Logged
+            // once: every write still queued fails with the same error (issue 14: 1,190 lines for one reset)
+            if (stream.state != QpState.ERROR) {
+                LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
+            }
             stream.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
             ctx.close();
         } else {

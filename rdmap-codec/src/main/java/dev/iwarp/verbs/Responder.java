@@ -142,6 +142,14 @@ final class Responder {
         acceptInboundRequest(u, RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
         ReadRequestHeader h = ReadRequestHeader.decode(u.payload(), u.payload().readerIndex());
         long size = h.size();
+        int max = stream.pd.device().maxReadSize();
+        if (max > 0 && size > max) {
+            // a resource this responder will not commit, like a Request beyond IRD: RFC 5040 §7.2 Remote
+            // Operation Error 0x07, "catastrophic error, localized to RDMAP Stream", before any STag check so
+            // the answer says nothing about the source
+            throw new RdmapException(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), h, "Read Request of "
+                    + size + " octets, more than the " + max + " served per request");
+        }
         if (size == 0) {
             respondRead(h, Unpooled.EMPTY_BUFFER); // zero-length Read: no validation (RFC 6581 Read RTR)
             return;

@@ -245,6 +245,31 @@ class RdmaEngineErrorsTest {
         assertFalse(pair.responder.ch.isOpen());
     }
 
+    @ParameterizedTest(name = "limit {0}, Read of {1}")
+    @CsvSource({"64, 64, true", "64, 65, false", "0, 4096, true"})
+    void readRequestsLargerThanTheDeviceServesAreTerminated(int limit, int size, boolean served) {
+        pair = new EnginePair();
+        EngineSide a = pair.initiator;
+        EngineSide b = pair.responder;
+        b.device.setMaxReadSize(limit);
+        MemoryRegion src = b.register(b.buffer(4096, 0x5C), Access.REMOTE_READ);
+        MemoryRegion sink = a.register(a.buffer(4096, 0), Access.LOCAL_WRITE);
+        a.qp.postSend(SendRequest.rdmaRead(4, sink.slice(0, size), src.stag(), src.iova()));
+        pair.pump();
+        Completion c = next(a.sendCq);
+        if (served) {
+            assertTrue(c.isSuccess(), c::toString);
+            assertEquals(0x5C, sink.memory().getByte(size - 1));
+            return;
+        }
+        TerminateMessage t = terminateSentBy(b);
+        assertEquals(new TerminateCause(0, 2, 0x07), t.cause(),
+                "RFC 5040 §7.2 Remote Operation: catastrophic error localized to the stream");
+        assertTrue(t.m() && t.d() && !t.r(), "segment length and DDP header (RFC 5040 §4.7, Remote Operation)");
+        assertEquals(WcStatus.REM_OP_ERR, c.status());
+        assertEquals(0, sink.memory().getByte(0), "nothing read");
+    }
+
     @Test
     void incomingTerminateMovesToErrorAndCompletesOutstandingWork() {
         pair = new EnginePair();

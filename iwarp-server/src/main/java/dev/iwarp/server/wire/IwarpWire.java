@@ -295,9 +295,15 @@ public final class IwarpWire {
         }
 
         @Override
-        public Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception {
+        public String messageHandlerName(Channel ch) {
+            return dev.iwarp.bootstrap.IwarpPipeline.LLP; // it hands each ULPDU to DDP
+        }
+
+        @Override
+        public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
+                               Consumer<WireConnectRequest> requests) throws Exception {
             boolean ift = framing instanceof IftFraming;
-            Channel ch = stack.listen(local, framing, r -> requests.accept(new Request(r, ift)));
+            Channel ch = stack.listen(local, framing, onAccept, r -> requests.accept(new Request(r, ift)));
             return new Listener() {
                 @Override
                 public InetSocketAddress localAddress() {

@@ -1,5 +1,7 @@
 package dev.iwarp.server.wire;
 
+import io.netty.channel.Channel;
+
 import java.net.InetSocketAddress;
 import java.util.function.Consumer;
 
@@ -11,7 +13,22 @@ public interface ServerWire extends AutoCloseable {
     WireDomain allocDomain();
 
     /** Binds {@code local}; {@code requests} is called on the connection's event loop. */
-    Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception;
+    default Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception {
+        return listen(local, ch -> { }, requests);
+    }
+
+    /**
+     * Binds {@code local}; {@code onAccept} is called with every accepted TCP connection before any framing handler is
+     * added (it may close it), {@code requests} with every connection request, on the connection's event loop.
+     */
+    Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept, Consumer<WireConnectRequest> requests)
+            throws Exception;
+
+    /**
+     * Where the framing hands up complete messages (ULPDUs of FPDUs or IFT frames, VI/TCP segments) in a connection's
+     * pipeline once its request arrived: a handler added after this name sees each one.
+     */
+    String messageHandlerName(Channel ch);
 
     /** The listening settings for the server's start-up log line. */
     String describe();

@@ -297,8 +297,9 @@ public final class VitcpWire {
         }
 
         @Override
-        public Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) {
-            ViListener l = provider.listen(local, config);
+        public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
+                               Consumer<WireConnectRequest> requests) {
+            ViListener l = provider.listen(local, config, onAccept);
             l.register(discriminator, config, request -> {
                 if (requireCrc && !request.ceHeader().crcOption()) {
                     LOG.warn("{} refused: ConnectRequest without the CRC option (--crc)", request.remoteAddress());
@@ -318,6 +319,11 @@ public final class VitcpWire {
                     l.close();
                 }
             };
+        }
+
+        @Override
+        public String messageHandlerName(Channel ch) {
+            return ch.pipeline().context(dev.iwarp.vitcp.VitcpCodec.class).name(); // decodes whole segments
         }
 
         @Override

@@ -58,12 +58,22 @@ public final class ViProvider implements AutoCloseable {
 
     /** Binds the VI/TCP listening port. {@code portConfig} gives the incoming timeout and CRC mode. */
     public ViListener listen(InetSocketAddress local, VitcpConfig portConfig) {
+        return listen(local, portConfig, ch -> { });
+    }
+
+    /**
+     * As {@link #listen(InetSocketAddress, VitcpConfig)}, with {@code onAccept} called for every accepted connection's
+     * channel before the VI/TCP handlers are added (e.g. to admit or refuse it).
+     */
+    public ViListener listen(InetSocketAddress local, VitcpConfig portConfig,
+                             java.util.function.Consumer<? super Channel> onAccept) {
         VitcpListenerTable table = new VitcpListenerTable();
         Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        onAccept.accept(ch);
                         ch.pipeline().addLast(new VitcpCodec(portConfig.crcMode()),
                                 new VitcpPassiveHandler(table, portConfig));
                     }

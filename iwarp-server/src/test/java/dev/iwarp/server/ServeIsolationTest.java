@@ -1,0 +1,140 @@
+package dev.iwarp.server;
+
+import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.server.wire.WireRegion;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.SendRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code serve} isolates its clients (issue 14): each connection has its own protection domain and target region,
+ * so one client's RDMA Write or Read naming another client's advertised region is refused exactly like an unknown
+ * STag, and nothing of the other's changes; only {@code --shared-target} puts everyone on one region.
+ */
+class ServeIsolationTest {
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<ByteBuf> buffers = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+        buffers.forEach(ByteBuf::release);
+    }
+
+    private RpingServer server(boolean shared) throws Exception {
+        RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(4096)
+                .withSharedTarget(shared), IwarpStack.builder().threads(1).build(), true);
+        closeables.add(s);
+        return s;
+    }
+
+    private ByteBuf buffer(int size, int fill) {
+        ByteBuf b = Unpooled.directBuffer(size, size);
+        byte[] a = new byte[size];
+        Arrays.fill(a, (byte) fill);
+        b.writeBytes(a);
+        buffers.add(b);
+        return b;
+    }
+
+    /** A client connection and the target the server advertised to it. */
+    private record Client(QueuePair qp, ConnectOptions opts, ProtectionDomain pd, Advertisement target) {
+    }
+
+    private Client connect(RpingServer s) throws Exception {
+        IwarpStack stack = IwarpStack.builder().threads(1).build();
+        closeables.add(stack);
+        ProtectionDomain pd = stack.allocPd();
+        ConnectOptions opts = ConnectOptions.of(pd);
+        QueuePair qp = stack.connect(s.localAddress(), opts).get(10, TimeUnit.SECONDS);
+        return new Client(qp, opts, pd, Advertisement.decode(qp.connectionParameters().peerPrivateData()));
+    }
+
+    private static Completion take(Client c) throws InterruptedException {
+        Completion done = c.opts().sendCq().take(10, TimeUnit.SECONDS);
+        assertNotNull(done, "completion timed out");
+        return done;
+    }
+
+    private void write(Client from, Advertisement to, int fill) throws Exception {
+        MemoryRegion src = from.pd().register(buffer(64, fill), Access.LOCAL_WRITE);
+        from.qp().postSend(SendRequest.rdmaWrite(1, src.all(), to.stag(), to.to()));
+    }
+
+    private static byte[] octets(WireRegion r, int n) {
+        byte[] b = new byte[n];
+        r.memory().getBytes(0, b);
+        return b;
+    }
+
+    @Test
+    void eachConnectionHasItsOwnTargetAndCannotReachAnothers() throws Exception {
+        RpingServer s = server(false);
+        assertNull(s.target(), "no shared target by default");
+        Client a = connect(s);
+        RpingSession sessionA = s.lastSession();
+        Client b = connect(s);
+        RpingSession sessionB = s.lastSession();
+        assertNotEquals(a.target().stag(), b.target().stag());
+        WireRegion targetB = s.targetOf(sessionB);
+        assertEquals(targetB.remoteHandle(), b.target().stag());
+        byte[] zero = new byte[64];
+        assertTrue(Arrays.equals(zero, octets(targetB, 64)), "a new target region is zeroed");
+
+        write(b, b.target(), 0x0B); // B's own data, then a Read of it to know it landed
+        MemoryRegion sink = b.pd().register(buffer(64, 0), Access.LOCAL_WRITE);
+        b.qp().postSend(SendRequest.rdmaRead(2, sink.all(), b.target().stag(), b.target().to()));
+        assertTrue(take(b).isSuccess());
+        assertTrue(take(b).isSuccess());
+
+        write(a, b.target(), 0x0A); // A names B's target, as advertised to B
+        for (int i = 0; i < 400 && a.qp().peerTerminate() == null; i++) {
+            Thread.sleep(5);
+        }
+        assertNotNull(a.qp().peerTerminate(), "A's Write was refused");
+        assertEquals(new TerminateCause(1, 1, 0x00), a.qp().peerTerminate().cause(),
+                "DDP Invalid STag: the same answer as for an STag that does not exist");
+        byte[] expected = new byte[64];
+        Arrays.fill(expected, (byte) 0x0B);
+        assertTrue(Arrays.equals(expected, octets(targetB, 64)), "B's target untouched");
+        assertTrue(b.qp().channel().isOpen(), "B is still served");
+        assertNotNull(sessionA);
+    }
+
+    @Test
+    void sharedTargetIsOneRegionForAll() throws Exception {
+        RpingServer s = server(true);
+        assertNotNull(s.target());
+        Client a = connect(s);
+        Client b = connect(s);
+        assertEquals(a.target(), b.target());
+        write(a, b.target(), 0x0A);
+        assertTrue(take(a).isSuccess());
+        MemoryRegion sink = b.pd().register(buffer(64, 0), Access.LOCAL_WRITE);
+        b.qp().postSend(SendRequest.rdmaRead(2, sink.all(), b.target().stag(), b.target().to()));
+        assertTrue(take(b).isSuccess());
+        assertEquals(0x0A, sink.memory().getByte(63), "with --shared-target, B reads what A wrote");
+    }
+}
