@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBuf;
 import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The Data Sink's STag → tagged buffer map (RFC 5041 §5.1, §8; spec/ddp.md §9, §10). Registration,
@@ -26,7 +25,8 @@ public final class TaggedBufferTable {
     /** Largest STag index. */
     public static final int MAX_INDEX = 0xFFFFFF;
 
-    private final ConcurrentHashMap<Integer, TaggedBuffer> buffers = new ConcurrentHashMap<>();
+    /** By STag index; a primitive map: a lookup allocates nothing (no boxed key). */
+    private final StagIndexMap buffers = new StagIndexMap();
     private final Random random;
     private final Object allocationLock = new Object();
 
@@ -76,7 +76,7 @@ public final class TaggedBufferTable {
                 int stag = index << 8 | random.nextInt(256);
                 TaggedBuffer buffer = new TaggedBuffer(stag, protectionDomain, memory.retainedSlice(), baseTo,
                         accessFlags, remoteInvalidate);
-                buffers.put(index, buffer);
+                buffers.put(buffer);
                 return buffer;
             }
         }
@@ -175,8 +175,13 @@ public final class TaggedBufferTable {
      */
     public boolean deregister(int stag) {
         TaggedBuffer b = lookup(stag);
-        if (b == null || !buffers.remove(stag >>> 8, b)) {
+        if (b == null) {
             return false;
+        }
+        synchronized (allocationLock) {
+            if (!buffers.remove(b)) {
+                return false;
+            }
         }
         b.invalidate();
         b.memory().release();

@@ -191,8 +191,12 @@ class IftStackLoopbackTest {
         MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
         MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
         MemoryRegion sink = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
-        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
-        c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        // both posted in one event-loop task: the Read is on the wire before the Terminate can arrive (from the
+        // test thread, a loaded machine could let the Terminate in between and the Read would be flushed instead)
+        c.client.channel().eventLoop().submit(() -> {
+            c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+            c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        }).sync();
         assertTrue(take(c.options.sendCq()).isSuccess(), "the Write completes when sent");
         assertEquals(WcStatus.REM_ACCESS_ERR, take(c.options.sendCq()).status());
         assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause(), "DDP invalid STag");

@@ -2,10 +2,20 @@ package dev.iwarp.mpa;
 
 import io.netty.channel.Channel;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketAddress;
+import java.net.SocketException;
+
 /**
  * Finds the EMSS (largest TCP payload per segment) of a connection for the MULPDU formula of
- * RFC 5044 §4.5: TCP_MAXSEG where the transport exposes it (Linux epoll's TCP_INFO snd_mss), else
- * a configured or default value.
+ * RFC 5044 §4.5: a configured value; else TCP_MAXSEG where the transport exposes it (Linux epoll's
+ * TCP_INFO snd_mss); else, where it does not (NIO), the MTU of the local interface the connection
+ * uses less the IP and TCP headers and the TCP timestamp option (on loopback, MTU 65536, this is what
+ * snd_mss reports; elsewhere the peer's MSS may be smaller, and then FPDUs merely straddle segments,
+ * which every receiver handles); else {@link MpaSettings#DEFAULT_EMSS}.
  */
 final class Emss {
     private static final boolean EPOLL_PRESENT = present("io.netty.channel.epoll.EpollSocketChannel");
@@ -23,7 +33,27 @@ final class Emss {
                 return mss;
             }
         }
-        return MpaSettings.DEFAULT_EMSS;
+        int fromMtu = fromInterfaceMtu(channel.localAddress());
+        return fromMtu > 0 ? fromMtu : MpaSettings.DEFAULT_EMSS;
+    }
+
+    /** IPv4 20 or IPv6 40 octets, TCP 20, and the 12-octet timestamp option Linux sends by default. */
+    static int fromInterfaceMtu(SocketAddress local) {
+        if (!(local instanceof InetSocketAddress) || ((InetSocketAddress) local).getAddress() == null) {
+            return -1;
+        }
+        InetAddress address = ((InetSocketAddress) local).getAddress();
+        try {
+            NetworkInterface nif = NetworkInterface.getByInetAddress(address);
+            int mtu = nif == null ? -1 : nif.getMTU();
+            if (mtu <= 0) {
+                return -1;
+            }
+            int emss = mtu - (address instanceof Inet6Address ? 40 : 20) - 20 - 12;
+            return emss > 0 ? Math.min(emss, 0xFFFF) : -1;
+        } catch (SocketException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static boolean present(String className) {

@@ -138,6 +138,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stream.inReadBatch = false;
         stream.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
         stream.established.tryFailure(new IllegalStateException("connection closed before RTS"));
         stream.closed.trySuccess(null);
@@ -185,6 +186,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             return;
         }
         DdpSegment seg = (DdpSegment) msg;
+        stream.inReadBatch = true;
         try {
             if (stream.isRts()) { // after a Terminate nothing more is processed (RFC 5040 §6.2.2)
                 receive(seg);
@@ -198,6 +200,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        stream.inReadBatch = false;
         ctx.flush(); // responses and requests written while reading
         ctx.fireChannelReadComplete();
     }

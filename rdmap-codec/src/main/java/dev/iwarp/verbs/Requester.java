@@ -81,7 +81,7 @@ final class Requester {
         }
         sendQueue.add(wr);
         if (s == QpState.RTS) {
-            pump(true);
+            pump(!stream.inReadBatch); // within a read batch, channelReadComplete flushes
         }
     }
 

@@ -47,6 +47,12 @@ final class StreamState {
     RdmapWire wire;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
     boolean awaitingRtr;
+    /**
+     * Inside a read batch (between the first channelRead and channelReadComplete): a request posted
+     * now, e.g. from a completion listener, is written but flushed once by channelReadComplete, like
+     * Netty's FlushConsolidationHandler.
+     */
+    boolean inReadBatch;
 
     StreamState(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
         this.pd = Objects.requireNonNull(pd, "pd");
