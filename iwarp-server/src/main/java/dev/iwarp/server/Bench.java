@@ -119,12 +119,13 @@ final class Bench implements AutoCloseable {
 
     private final Settings s;
     private final List<BenchConnection> connections;
-    private final LongAdder progress = new LongAdder();
+    private final LongAdder progress;
     private final long[] threads;
 
-    private Bench(Settings s, List<BenchConnection> connections, long[] threads) {
+    private Bench(Settings s, List<BenchConnection> connections, LongAdder progress, long[] threads) {
         this.s = s;
         this.connections = connections;
+        this.progress = progress;
         this.threads = threads;
     }
 
@@ -137,7 +138,7 @@ final class Bench implements AutoCloseable {
             throw new IllegalArgumentException("size out of range: " + s.size());
         }
         List<BenchConnection> open = new ArrayList<>();
-        Bench b = new Bench(s, open, null);
+        Bench b = new Bench(s, open, new LongAdder(), new long[0]);
         try {
             LongAdder progress = b.progress;
             for (int i = 0; i < s.connections(); i++) {
@@ -161,7 +162,7 @@ final class Bench implements AutoCloseable {
             for (BenchConnection c : open) {
                 ids.add(c.connection().channel().eventLoop().submit(() -> Thread.currentThread().getId()).get());
             }
-            return new Bench(s, open, ids.stream().mapToLong(Long::longValue).toArray());
+            return new Bench(s, open, progress, ids.stream().mapToLong(Long::longValue).toArray());
         } catch (IOException | RuntimeException e) {
             b.close();
             throw e;
