@@ -1,173 +1,321 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.server.wire.BlockingCompletions;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
-import dev.iwarp.server.wire.WireAccess;
-import dev.iwarp.server.wire.WireConnection;
-import dev.iwarp.server.wire.WireDomain;
-import dev.iwarp.server.wire.WireRegion;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The {@code bench} client, on any wire: RDMA Writes or Reads against the target region {@code serve}
- * advertises in its MPA Reply Private Data, VI/TCP ConnectAccept or (IFT) first Send ({@link Advertisement}),
- * or Sends that {@code serve} echoes.
+ * advertises in its MPA Reply Private Data, VI/TCP ConnectAccept or (IFT) first Send ({@link Advertisement}), or Sends that
+ * {@code serve} echoes. Connect with {@link #connect}, read {@link #parameters()} for a header, then {@link #run}:
+ * a warm-up phase whose figures are dropped, then the measured phase; both are driven from completion callbacks
+ * ({@link BenchConnection}).
  */
-final class Bench {
+final class Bench implements AutoCloseable {
     enum Op { write, read, send }
 
     /**
-     * What a run measured; latencies in nanoseconds from posting to completion (send: round trip).
+     * What to run.
      *
-     * @param summary   the negotiated wire parameters in one phrase ("MPA Rev 2 CRC on", "VI/TCP ... CRC off")
-     * @param crc       the framing carried a CRC
-     * @param readDepth RDMA Reads allowed outstanding (MPA ORD; VI RDMA Read Window)
+     * @param iterations       measured iterations per connection (ignored when {@code durationNanos} is positive)
+     * @param depth            iterations in flight per connection (reads: at most the ORD; Sends: at most what
+     *                         serve grants, {@link BenchHello})
+     * @param warmupIterations iterations per connection before measuring (or, when {@code warmupNanos} is
+     *                         positive, as many as fit in that time)
+     * @param verify           check every octet ({@link BenchPattern}): Writes read back, Reads of data written
+     *                         first, echoes compared
+     * @param corruptIteration test hook: connection 0 flips one octet of this iteration's data after writing the
+     *                         pattern, so verify must fail (-1: off)
      */
-    record Result(Op op, int size, int depth, long iterations, long bytes, long nanos, Histogram latency,
-                  String summary, boolean crc, int readDepth) {
-        /** Several connections' results as one: summed work over the longest run, latencies merged. */
-        static Result merge(List<Result> results) {
-            Result first = results.get(0);
-            Histogram all = new Histogram(3);
-            long iterations = 0;
-            long bytes = 0;
-            long nanos = 0;
-            for (Result r : results) {
-                all.add(r.latency());
-                iterations += r.iterations();
-                bytes += r.bytes();
-                nanos = Math.max(nanos, r.nanos());
-            }
-            return new Result(first.op(), first.size(), first.depth(), iterations, bytes, nanos, all,
-                    first.summary(), first.crc(), first.readDepth());
+    record Settings(Op op, int size, long iterations, long durationNanos, int depth, boolean crc, int connections,
+                    long warmupIterations, long warmupNanos, boolean verify, long timeoutMs, long corruptIteration) {
+        static Settings of(Op op, int size, long iterations, int depth) {
+            return new Settings(op, size, iterations, 0, depth, false, 1, 0, 0, false, 10_000, -1);
         }
 
+        Settings withConnections(int n) {
+            return new Settings(op, size, iterations, durationNanos, depth, crc, n, warmupIterations, warmupNanos,
+                    verify, timeoutMs, corruptIteration);
+        }
+
+        Settings withVerify(boolean v, long corrupt) {
+            return new Settings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
+                    warmupNanos, v, timeoutMs, corrupt);
+        }
+
+        Settings withWarmup(long its, long nanos) {
+            return new Settings(op, size, iterations, durationNanos, depth, crc, connections, its, nanos, verify,
+                    timeoutMs, corruptIteration);
+        }
+
+        Settings withDuration(long nanos) {
+            return new Settings(op, size, iterations, nanos, depth, crc, connections, warmupIterations, warmupNanos,
+                    verify, timeoutMs, corruptIteration);
+        }
+
+        Settings withCrc(boolean c, long timeout) {
+            return new Settings(op, size, iterations, durationNanos, depth, c, connections, warmupIterations,
+                    warmupNanos, verify, timeout, corruptIteration);
+        }
+    }
+
+    /**
+     * What the measured phase did, all connections together; latencies in nanoseconds from posting to completion
+     * (Sends: to the echo).
+     *
+     * @param summary        the negotiated wire parameters in one phrase ("MPA Rev 2 CRC on", "VI/TCP ... CRC off")
+     * @param parameters     the negotiation line ("MPA Rev 2, CRC off, IRD 1 ORD 16, MULPDU 32762")
+     * @param readDepth      RDMA Reads allowed outstanding (MPA ORD; VI RDMA Read Window)
+     * @param cpuNanos       CPU time of the client's event loop threads (-1: not measurable)
+     * @param allocatedBytes heap allocated by those threads (-1: not measurable)
+     * @param peakBytesPerSecond best {@link Meter#INTERVAL_MS} interval (0: run shorter than one)
+     */
+    record Result(Op op, int size, int depth, long iterations, long bytes, long nanos, Histogram latency,
+                  String summary, boolean crc, int readDepth, String parameters, int connections, long warmup,
+                  long cpuNanos, long allocatedBytes, long verifiedOctets, double peakBytesPerSecond) {
         double gbitPerSecond() {
             return bytes * 8.0 / nanos;
+        }
+
+        /** perftest's MB: 2^20 octets. */
+        double mbPerSecond() {
+            return bytes * 1e9 / nanos / (1 << 20);
+        }
+
+        double peakMbPerSecond() {
+            return peakBytesPerSecond / (1 << 20);
         }
 
         double messagesPerSecond() {
             return iterations * 1e9 / nanos;
         }
+
+        double cpuMicrosPerMessage() {
+            return cpuNanos < 0 || iterations == 0 ? Double.NaN : cpuNanos / 1e3 / iterations;
+        }
+
+        double allocatedPerMessage() {
+            return allocatedBytes < 0 || iterations == 0 ? Double.NaN : (double) allocatedBytes / iterations;
+        }
     }
 
-    private Bench() {
+    private final Settings s;
+    private final List<BenchConnection> connections;
+    private final LongAdder progress;
+    private final long[] threads;
+
+    private Bench(Settings s, List<BenchConnection> connections, LongAdder progress, long[] threads) {
+        this.s = s;
+        this.connections = connections;
+        this.progress = progress;
+        this.threads = threads;
     }
 
-    /** iWARP on {@code stack}: see {@link #run(ClientWire, InetSocketAddress, Op, int, long, long, int, boolean, long, AtomicLong)}. */
+    /** Opens {@code s.connections()} connections and plans where each one's iterations go. */
+    static Bench connect(ClientWire wire, InetSocketAddress server, Settings s) throws IOException {
+        if (s.op() == Op.send && s.size() == Advertisement.LENGTH) {
+            throw new IllegalArgumentException("a 16-octet Send is an rping advertisement to serve; use another size");
+        }
+        if (s.size() < 1 || (s.op() == Op.send && s.size() > RpingSession.BUFFER_SIZE)) {
+            throw new IllegalArgumentException("size out of range: " + s.size());
+        }
+        List<BenchConnection> open = new ArrayList<>();
+        Bench b = new Bench(s, open, new LongAdder(), new long[0]);
+        try {
+            LongAdder progress = b.progress;
+            for (int i = 0; i < s.connections(); i++) {
+                open.add(BenchConnection.open(wire, server, i, s, progress));
+            }
+            // connections given the same region share it: with verify each gets its own part
+            Map<String, List<BenchConnection>> regions = new LinkedHashMap<>();
+            for (BenchConnection c : open) {
+                String key = s.op() == Op.send ? "" : Advertisement.decode(c.connection().peerData()).toString();
+                regions.computeIfAbsent(key, k -> new ArrayList<>()).add(c);
+            }
+            for (List<BenchConnection> group : regions.values()) {
+                long size = s.op() == Op.send ? 0 : Advertisement.decode(group.get(0).connection().peerData())
+                        .sizeUnsigned();
+                long share = s.verify() ? size / group.size() : size;
+                for (int k = 0; k < group.size(); k++) {
+                    group.get(k).plan(s.verify() ? k * share : 0, share);
+                }
+            }
+            Set<Long> ids = new LinkedHashSet<>();
+            for (BenchConnection c : open) {
+                ids.add(c.connection().channel().eventLoop().submit(() -> Thread.currentThread().getId()).get());
+            }
+            return new Bench(s, open, progress, ids.stream().mapToLong(Long::longValue).toArray());
+        } catch (IOException | RuntimeException e) {
+            b.close();
+            throw e;
+        } catch (ExecutionException e) {
+            b.close();
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            b.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    /** The negotiation line of the first connection, e.g. "MPA Rev 2, CRC off, IRD 1 ORD 16, MULPDU 32762". */
+    String parameters() {
+        return connections.get(0).connection().parameters();
+    }
+
+    String summary() {
+        return connections.get(0).connection().summary();
+    }
+
+    /** Iterations in flight per connection, as granted (the least over the connections). */
+    int depth() {
+        return connections.stream().mapToInt(BenchConnection::depth).min().orElse(0);
+    }
+
+    /** Runs the warm-up, then the measured phase; progress once a second to {@code progressOut} (null: none). */
+    Result run(PrintWriter progressOut) throws IOException {
+        try {
+            if (s.warmupNanos() > 0) {
+                phase(Long.MAX_VALUE, false, s.warmupNanos());
+            } else if (s.warmupIterations() > 0) {
+                phase(s.warmupIterations(), false, 0);
+            }
+            long cpu0 = cpuNanos();
+            long alloc0 = allocatedBytes();
+            Meter meter = new Meter(progress, progressOut, s.size());
+            long start = System.nanoTime();
+            try {
+                phase(s.durationNanos() > 0 ? Long.MAX_VALUE : s.iterations(), true, s.durationNanos());
+            } finally {
+                meter.stop();
+            }
+            long end = connections.stream().mapToLong(c -> c.finishedAt).max().orElse(start);
+            long cpu1 = cpuNanos();
+            long alloc1 = allocatedBytes();
+            Histogram all = new Histogram(3);
+            long verified = 0;
+            for (BenchConnection c : connections) {
+                all.add(c.latency);
+                verified += c.verifiedOctets;
+            }
+            long its = all.getTotalCount();
+            BenchConnection first = connections.get(0);
+            return new Result(s.op(), s.size(), depth(), its, its * s.size(), Math.max(1, end - start), all,
+                    first.connection().summary(), first.connection().crc(), first.connection().readDepth(),
+                    parameters(), connections.size(), s.warmupIterations(), cpu0 < 0 ? -1 : cpu1 - cpu0,
+                    alloc0 < 0 ? -1 : alloc1 - alloc0, verified, meter.peakBytesPerSecond());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private void phase(long iterations, boolean record, long nanos) throws IOException, InterruptedException {
+        List<CompletableFuture<Void>> phases = new ArrayList<>();
+        for (BenchConnection c : connections) {
+            phases.add(c.startPhase(iterations, record));
+        }
+        long deadline = nanos > 0 ? System.nanoTime() + nanos : Long.MAX_VALUE;
+        boolean stopped = false;
+        while (true) {
+            boolean all = true;
+            for (int i = 0; i < phases.size(); i++) {
+                CompletableFuture<Void> f = phases.get(i);
+                if (f.isCompletedExceptionally()) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException e) {
+                        throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    }
+                }
+                if (!f.isDone()) {
+                    all = false;
+                    long idle = System.nanoTime() - connections.get(i).lastCompletionAt;
+                    if (idle > TimeUnit.MILLISECONDS.toNanos(s.timeoutMs())) {
+                        throw new IOException("no completion on connection " + i + " within " + s.timeoutMs() + " ms");
+                    }
+                }
+            }
+            if (all) {
+                return;
+            }
+            if (!stopped && System.nanoTime() >= deadline) {
+                stopped = true;
+                connections.forEach(BenchConnection::stop);
+            }
+            Thread.sleep(5); // the figures come from the connections' own clocks, not from this wake-up
+        }
+    }
+
+    private long cpuNanos() {
+        ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        if (!bean.isThreadCpuTimeSupported()) {
+            return -1;
+        }
+        long sum = 0;
+        for (long id : threads) {
+            sum += Math.max(0, bean.getThreadCpuTime(id));
+        }
+        return sum;
+    }
+
+    private long allocatedBytes() {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean bean)
+                || !bean.isThreadAllocatedMemorySupported() || !bean.isThreadAllocatedMemoryEnabled()) {
+            return -1;
+        }
+        long sum = 0;
+        for (long id : threads) {
+            sum += Math.max(0, bean.getThreadAllocatedBytes(id));
+        }
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        for (BenchConnection c : connections) {
+            c.close();
+        }
+    }
+
+    /** Connect, run and close; no progress output. */
+    static Result run(ClientWire wire, InetSocketAddress server, Settings s) throws IOException {
+        try (Bench b = connect(wire, server, s)) {
+            return b.run(null);
+        }
+    }
+
+    /** iWARP on {@code stack}, one connection, no warm-up. */
     static Result run(IwarpStack stack, InetSocketAddress server, Op op, int size, long iterations, long durationNanos,
                       int depth, boolean crc, long timeoutMs) throws IOException {
         return run(IwarpWire.client(stack), server, op, size, iterations, durationNanos, depth, crc, timeoutMs,
                 new AtomicLong());
     }
 
-    /**
-     * Runs {@code iterations} operations, or as many as fit in {@code durationNanos} when that is positive, with
-     * up to {@code depth} outstanding (Sends: 1, the server keeps one receive posted); adds the octets of every
-     * completed operation to {@code progress} as it goes.
-     */
+    /** One connection, no warm-up; adds the octets moved to {@code progress}. */
     static Result run(ClientWire wire, InetSocketAddress server, Op op, int size, long iterations, long durationNanos,
                       int depth, boolean crc, long timeoutMs, AtomicLong progress) throws IOException {
-        if (op == Op.send && size == Advertisement.LENGTH) {
-            throw new IllegalArgumentException("a 16-octet Send is an rping advertisement to serve; use another size");
-        }
-        if (size < 1 || (op == Op.send && size > RpingSession.BUFFER_SIZE)) {
-            throw new IllegalArgumentException("size out of range: " + size);
-        }
-        int outstanding = op == Op.send ? 1 : Math.max(1, depth);
-        WireDomain domain = wire.allocDomain();
-        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        ByteBuf recvMemory = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] pattern = new byte[size];
-        for (int i = 0; i < size; i++) {
-            pattern[i] = (byte) (i * 31 + 7);
-        }
-        memory.setBytes(0, pattern);
-        WireRegion local = domain.register(memory, WireAccess.LOCAL_WRITE);
-        WireRegion recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
-        BlockingCompletions completions = new BlockingCompletions();
-        WireConnection conn = null;
-        try {
-            conn = wire.connect(server, domain, crc, op == Op.read ? outstanding : 1, completions, c -> { },
-                    timeoutMs);
-            Advertisement target = null;
-            if (op != Op.send) {
-                byte[] setup = conn.peerData();
-                if (setup.length != Advertisement.LENGTH) {
-                    throw new IOException("the server advertised no target region in its "
-                            + (wire.name().equals("vitcp") ? "ConnectAccept" : wire.name().equals("ift")
-                            ? "setup Send (IFT)" : "MPA Reply")
-                            + " (got " + setup.length + " octets; serve --target-size)");
-                }
-                target = Advertisement.decode(setup);
-                if (size > target.sizeUnsigned()) {
-                    throw new IOException("size " + size + " exceeds the server's target region ("
-                            + (wire.name().equals("vitcp") ? target.toViString() : target.toString()) + ")");
-                }
-            }
-            return loop(conn, completions, op, local, recv, target, size, iterations, durationNanos, outstanding,
-                    timeoutMs, progress);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } finally {
-            if (conn != null) {
-                conn.channel().close().awaitUninterruptibly(timeoutMs);
-            }
-            local.deregister();
-            recv.deregister();
-            memory.release();
-            recvMemory.release();
-        }
-    }
-
-    private static Result loop(WireConnection conn, BlockingCompletions cq, Op op, WireRegion local, WireRegion recv,
-                               Advertisement target, int size, long iterations, long durationNanos, int depth,
-                               long timeoutMs, AtomicLong progress) throws IOException, InterruptedException {
-        Histogram latency = new Histogram(3);
-        long[] postedAt = new long[depth]; // completions arrive in posting order (RFC 5040 §5.5; VI work queues)
-        long posted = 0;
-        long completed = 0;
-        long start = System.nanoTime();
-        long deadline = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
-        while (true) {
-            while (posted - completed < depth && (durationNanos > 0 ? System.nanoTime() < deadline : posted < iterations)) {
-                postedAt[(int) (posted % depth)] = System.nanoTime();
-                switch (op) {
-                    case write -> conn.postRdmaWrite(posted, local, 0, size, target.to(), target.stag());
-                    case read -> conn.postRdmaRead(posted, local, 0, size, target.to(), target.stag());
-                    default -> {
-                        conn.postRecv(posted, recv, 0, size);
-                        conn.postSend(posted, local, 0, size);
-                    }
-                }
-                posted++;
-            }
-            if (completed == posted) {
-                break;
-            }
-            cq.take(false, timeoutMs, "a work request");
-            if (op == Op.send) {
-                BlockingCompletions.Done echo = cq.take(true, timeoutMs, "the echo of a Send");
-                if (echo.byteLength() != size) {
-                    throw new IOException("echo of " + echo.byteLength() + " octets for a Send of " + size);
-                }
-            }
-            latency.recordValue(System.nanoTime() - postedAt[(int) (completed % depth)]);
-            completed++;
-            progress.addAndGet(size);
-        }
-        long nanos = Math.max(1, System.nanoTime() - start);
-        return new Result(op, size, depth, completed, completed * size, nanos, latency, conn.summary(), conn.crc(),
-                conn.readDepth());
+        Result r = run(wire, server, Settings.of(op, size, iterations, depth).withDuration(durationNanos)
+                .withCrc(crc, timeoutMs));
+        progress.addAndGet(r.bytes());
+        return r;
     }
 }

@@ -2,7 +2,6 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,22 +9,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-/** {@code bench HOST[:PORT]}: throughput and latency of Writes, Reads or echoed Sends against {@code serve}. */
+/** {@code bench HOST[:PORT]}: throughput, latency and cost of Writes, Reads or echoed Sends against {@code serve}. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "RDMA Write/Read to serve's advertised target region, or Sends it echoes; prints throughput and latency.")
+        description = "RDMA Write/Read to serve's advertised target region, or Sends it echoes, posted from completion "
+                + "callbacks like perftest; prints perftest's columns, latency percentiles and the client's CPU and "
+                + "allocation per message.")
 final class BenchCommand implements Callable<Integer> {
+    static final int MAX_DEPTH = 1024;
+    static final int MAX_CONNECTIONS = 10_000;
+
     @Spec
     CommandSpec spec;
 
@@ -38,89 +37,109 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
 
-    @Option(names = "--size", description = "Octets per operation (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--size", description = "Octets per message, 1..1073741824; send: 1..65536, not 16 (default: ${DEFAULT-VALUE}).")
     int size = 65536;
 
-    @Option(names = "--iterations", description = "Operations (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iterations", description = "Measured messages per connection, >= 1 (default: ${DEFAULT-VALUE}).")
     long iterations = 10_000;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", description = "Run this long instead of --iterations.")
-    double durationSec;
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "Measure this long (> 0) instead of --iterations.")
+    Double durationSec;
 
-    @Option(names = "--depth", description = "Operations outstanding; send always 1 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--depth", description = "Messages in flight per connection, 1..1024; read: at most the ORD, "
+            + "send: at most the receives serve posts (default: ${DEFAULT-VALUE}).")
     int depth = 16;
+
+    @Option(names = "--warmup", paramLabel = "N|Ns", description = "Warm-up before measuring, not in the figures: N "
+            + "messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none (default: ${DEFAULT-VALUE}).")
+    String warmup = "1s";
 
     @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option; IFT: see --ift-send-crc.")
     boolean crc;
 
-    @Option(names = "--connections", description = "Connections run at once, each with --iterations (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--connections", description = "Connections run at once, each with --iterations, 1..10000 (default: ${DEFAULT-VALUE}).")
     int connections = 1;
+
+    @Option(names = "--verify", description = "Check every octet: each Write read back, each Read of data written "
+            + "first, each echo; exit 1 at the first mismatch. Figures then include the check traffic.")
+    boolean verify;
+
+    @Option(names = "--output", paramLabel = "FORMAT", description = "text, json or csv (json/csv: one record on stdout, "
+            + "the header on stderr) (default: ${DEFAULT-VALUE}).")
+    String output = "text";
+
+    @Option(names = "--timeout", paramLabel = "MS", description = "Give up when no message completes for this long, "
+            + "1..3600000 (default: ${DEFAULT-VALUE}).")
+    long timeoutMs = 10_000;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (connections < 1) {
-            spec.commandLine().getErr().println("bench: --connections must be >= 1");
-            return 2;
-        }
+        PrintWriter err = spec.commandLine().getErr();
         wire.check();
         if (wire.ift() && crc) {
             throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
         }
-        ExecutorService pool = Executors.newFixedThreadPool(connections);
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(Math.min(connections, 2)).build();
-             ClientWire client = wire.clientWire(stack, Math.min(connections, 2))) {
-            InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
-            AtomicLong progress = new AtomicLong();
-            // a live progress line only on a terminal
-            Meter meter = new Meter(progress, System.console() != null ? out : null);
-            List<Future<Bench.Result>> runs = new ArrayList<>();
-            for (int c = 0; c < connections; c++) {
-                runs.add(pool.submit(() -> Bench.run(client, server, op, size, iterations, (long) (durationSec * 1e9),
-                        depth, crc, 10_000, progress)));
+        Bench.Settings s = settings(); // IllegalArgumentException: one line, exit 2
+        BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
+        InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
+        int threads = Math.min(connections, 2);
+        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(threads).build();
+             ClientWire client = wire.clientWire(stack, threads);
+             Bench bench = Bench.connect(client, server, s)) {
+            BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
+                    bench.depth());
+            Bench.Result r = bench.run(err);
+            switch (format) {
+                case json -> BenchReport.json(out, r);
+                case csv -> BenchReport.csv(out, r);
+                default -> BenchReport.text(out, r);
             }
-            List<Bench.Result> results = new ArrayList<>();
-            try {
-                for (Future<Bench.Result> f : runs) {
-                    results.add(f.get());
-                }
-            } finally {
-                meter.stop();
-            }
-            print(Bench.Result.merge(results), connections, meter.peakGbitPerSecond(), out);
             return 0;
-        } catch (ExecutionException e) {
-            spec.commandLine().getErr().println("bench: " + e.getCause().getMessage());
+        } catch (IOException e) {
+            err.println("bench: " + e.getMessage());
             return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 1;
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("bench: " + e.getMessage());
-            return 1;
-        } finally {
-            pool.shutdownNow();
         }
     }
 
-    static void print(Bench.Result r, PrintWriter out) {
-        print(r, 1, Double.NaN, out);
+    /** The options as settings; an {@link IllegalArgumentException} names the first bad one and its range. */
+    Bench.Settings settings() {
+        int maxSize = op == Bench.Op.send ? RpingSession.BUFFER_SIZE : 1 << 30;
+        check(size >= 1 && size <= maxSize, "--size must be 1.." + maxSize + (op == Bench.Op.send ? " for send" : ""), size);
+        if (op == Bench.Op.send && size == Advertisement.LENGTH) {
+            throw new IllegalArgumentException("--size 16 is an rping advertisement to serve; use another size for send");
+        }
+        check(iterations >= 1, "--iterations must be >= 1", iterations);
+        check(durationSec == null || durationSec > 0 && durationSec <= 1e6, "--duration must be > 0 and <= 1000000 s",
+                durationSec);
+        check(depth >= 1 && depth <= MAX_DEPTH, "--depth must be 1.." + MAX_DEPTH, depth);
+        check(connections >= 1 && connections <= MAX_CONNECTIONS, "--connections must be 1.." + MAX_CONNECTIONS,
+                connections);
+        check(timeoutMs >= 1 && timeoutMs <= 3_600_000, "--timeout must be 1..3600000 ms", timeoutMs);
+        check(output.matches("(?i)text|json|csv"), "--output must be text, json or csv", output);
+        long warmupIterations = 0;
+        long warmupNanos = 0;
+        String w = warmup.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (w.endsWith("s")) {
+                double sec = Double.parseDouble(w.substring(0, w.length() - 1));
+                check(sec >= 0 && sec <= 3600, "--warmup must be 0..3600 s or a count >= 0", warmup);
+                warmupNanos = (long) (sec * 1e9);
+            } else {
+                warmupIterations = Long.parseLong(w);
+                check(warmupIterations >= 0, "--warmup must be 0..3600 s or a count >= 0", warmup);
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--warmup must be a count (1000) or seconds (2s): " + warmup);
+        }
+        long durationNanos = durationSec == null ? 0 : (long) (durationSec * TimeUnit.SECONDS.toNanos(1));
+        return new Bench.Settings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
+                warmupNanos, verify, timeoutMs, -1);
     }
 
-    static void print(Bench.Result r, int connections, double peakGbit, PrintWriter out) {
-        out.printf("bench %s: %d octets x %d, depth %d, %d connection(s), %s%n", r.op(), r.size(),
-                r.iterations(), r.depth(), connections, r.summary());
-        out.printf("  bytes %d, iterations %d, %.3f s%n", r.bytes(), r.iterations(), r.nanos() / 1e9);
-        out.printf("  %.3f Gbit/s average%s, %.0f messages/s%n", r.gbitPerSecond(),
-                Double.isNaN(peakGbit) ? "" : String.format(", %.3f Gbit/s peak (250 ms)", peakGbit),
-                r.messagesPerSecond());
-        Histogram h = r.latency();
-        out.printf("  latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n", us(h.getValueAtPercentile(50)),
-                us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)),
-                us(h.getMaxValue()));
-    }
-
-    private static double us(long nanos) {
-        return nanos / (double) TimeUnit.MICROSECONDS.toNanos(1);
+    private static void check(boolean ok, String rule, Object value) {
+        if (!ok) {
+            throw new IllegalArgumentException(rule + ": " + value);
+        }
     }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The server side of one rping connection (siw-interop.md §7.3), on either wire: one receive posted at all times;
  * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised buffer into the
  * session buffer and an RDMA Write of the session buffer to it, each followed by a 16-octet zero "go ahead" Send;
- * a Send of any other length is echoed back. Written once against {@link WireConnection}: over iWARP the
+ * a Send of any other length is echoed back. A {@link BenchHello} request from {@code bench --op send} gets up to
+ * {@link BenchHello#MAX_DEPTH} receives posted for pipelined echoes and the answer how many. Written once against {@link WireConnection}: over iWARP the
  * advertisement names (TO, STag), over VI/TCP (virtual address, memory handle).
  *
  * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
@@ -34,6 +35,11 @@ public final class RpingSession implements WireCompletionListener {
     private static final long WR_WRITE = 3;
     private static final long WR_GO_AHEAD = 4;
     private static final long WR_ECHO = 5;
+    private static final long WR_BENCH_ANSWER = 6;
+    /** Plus the slot: a receive of the pipelined-echo ring (BenchHello). */
+    private static final long WR_RING_RECV = 1L << 32;
+    /** Plus the slot: the echo of a ring receive; the slot's receive is re-posted once it completed. */
+    private static final long WR_RING_ECHO = 2L << 32;
 
     private final ByteBuf recvMemory;
     private final ByteBuf rdmaMemory;
@@ -43,6 +49,14 @@ public final class RpingSession implements WireCompletionListener {
     /** rping's rdma_buf: RDMA Read sink and RDMA Write source (siw-interop.md §7.3). */
     private final WireRegion rdma;
     private final WireRegion goAhead;
+    private final WireDomain domain;
+    private final ByteBufAllocator alloc;
+    /** After a bench hello: receives for pipelined echoes, one slot per receive (null until then). */
+    private ByteBuf ringMemory;
+    private WireRegion ring;
+    private int ringSlot;
+    private ByteBuf answerMemory;
+    private WireRegion answer;
 
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
@@ -67,6 +81,8 @@ public final class RpingSession implements WireCompletionListener {
 
     public RpingSession(WireDomain domain, ByteBufAllocator alloc, boolean echoOnly) {
         this.echoOnly = echoOnly;
+        this.domain = domain;
+        this.alloc = alloc;
         recvMemory = zeroed(alloc);
         rdmaMemory = zeroed(alloc);
         goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
@@ -98,6 +114,9 @@ public final class RpingSession implements WireCompletionListener {
     public void completed(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
         if (!success) {
             fail(wrId, status);
+        } else if (receive && wrId >= WR_RING_RECV) {
+            int slot = (int) (wrId - WR_RING_RECV);
+            conn.postSend(WR_RING_ECHO + slot, ring, slot * ringSlot, byteLength); // re-posted on completion
         } else if (receive) {
             onReceive(byteLength);
         } else {
@@ -106,6 +125,10 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void onReceive(int len) {
+        if (!echoOnly && ring == null && BenchHello.isRequest(recv.memory(), 0, len)) {
+            grantRing();
+            return;
+        }
         if (echoOnly || len != Advertisement.LENGTH) {
             // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
             conn.postSend(WR_ECHO, recv, 0, len);
@@ -130,8 +153,41 @@ public final class RpingSession implements WireCompletionListener {
         nextIsRead = !nextIsRead;
     }
 
+    /**
+     * bench --op send asked for receives to pipeline its Sends: post up to the granted number, each in its own
+     * slot, answer with that number; from now on every Send is echoed from its slot (BenchHello).
+     */
+    private void grantRing() {
+        if (closed) {
+            return;
+        }
+        ByteBuf m = recv.memory();
+        int size = BenchHello.size(m, 0);
+        int granted = BenchHello.grant(size, BenchHello.depth(m, 0));
+        answerMemory = alloc.directBuffer(BenchHello.LENGTH, BenchHello.LENGTH);
+        BenchHello.writeAnswer(answerMemory, 0, size, granted);
+        answer = domain.register(answerMemory);
+        if (granted == 0) {
+            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
+        } else {
+            ringSlot = size;
+            ringMemory = alloc.directBuffer(granted * size, granted * size);
+            ring = domain.register(ringMemory, WireAccess.LOCAL_WRITE);
+            for (int slot = 0; slot < granted; slot++) {
+                conn.postRecv(WR_RING_RECV + slot, ring, slot * size, size);
+            }
+        }
+        LOG.debug("{} bench hello: {} receives of {} octets posted", peer, granted, size);
+        conn.postSend(WR_BENCH_ANSWER, answer, 0, BenchHello.LENGTH); // after the receives: they are in effect
+    }
+
     private void onSendCompletion(long wr, int byteLength) {
-        if (wr == WR_READ) {
+        if (wr >= WR_RING_ECHO) {
+            int slot = (int) (wr - WR_RING_ECHO);
+            echoes.incrementAndGet();
+            sends.incrementAndGet();
+            conn.postRecv(WR_RING_RECV + slot, ring, slot * ringSlot, ringSlot);
+        } else if (wr == WR_READ) {
             reads.incrementAndGet();
             bytesRead.addAndGet(byteLength);
             goAhead();
@@ -154,7 +210,7 @@ public final class RpingSession implements WireCompletionListener {
 
     private void fail(long wrId, Enum<?> status) {
         if (!closed) {
-            String what = wrId == WR_RECV ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write"
+            String what = wrId == WR_RECV || wrId >= WR_RING_RECV && wrId < WR_RING_ECHO ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write"
                     : "Send";
             if (status.name().contains("FLUSH")) { // WR_FLUSH_ERR, FLUSHED: the connection is already going
                 LOG.debug("{} {} flushed; closing", peer, what);
@@ -183,6 +239,14 @@ public final class RpingSession implements WireCompletionListener {
             recvMemory.release();
             rdmaMemory.release();
             goAheadMemory.release();
+            if (ring != null) {
+                ring.deregister();
+                ringMemory.release();
+            }
+            if (answer != null) {
+                answer.deregister();
+                answerMemory.release();
+            }
         }
     }
 

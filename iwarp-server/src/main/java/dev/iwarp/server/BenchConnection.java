@@ -1,0 +1,363 @@
+package dev.iwarp.server;
+
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireCompletionListener;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One connection of {@code bench}, driven like perftest: every completion callback (on the connection's event
+ * loop) records the finished iteration and posts the next, keeping {@code depth} iterations in flight; no thread
+ * blocks per completion. An iteration is one Write, Read or Send (its echo); with verify, a Write and a Read of the
+ * same slot of the target region (the Write's data read back, or the Read's data written first), checked octet
+ * for octet against {@link BenchPattern}. Completions of a connection's send queue arrive in posting order
+ * (RFC 5040 §5.5; VI work queues), and so do its receives.
+ */
+final class BenchConnection implements WireCompletionListener {
+    private static final int KIND_MAIN = 0;
+    private static final int KIND_SETUP = 1;
+    private static final int KIND_CHECK = 2;
+    private static final int KIND_RECV = 3;
+    private static final int KIND_HELLO = 4;
+    /** Most octets of local buffers per connection for slots (verify, Sends): bounds depth x size. */
+    static final long MAX_BUFFER = 64L << 20;
+
+    private final int index;
+    private final Bench.Settings s;
+    private final LongAdder progress;
+    private final WireDomain domain;
+    private final ByteBuf srcMemory;
+    private final ByteBuf sinkMemory;
+    private final WireRegion src;
+    private final WireRegion sink;
+    private ByteBuf helloMemory;
+    private WireRegion hello;
+    private WireConnection conn;
+    private final CompletableFuture<Integer> helloAnswer = new CompletableFuture<>();
+
+    private Advertisement target;
+    private long targetBase;
+    private int slots;
+    private int depth;
+
+    // event-loop state
+    private long next;          // iterations posted on this connection, all phases: the pattern's iteration
+    private long sendsDone;     // Send completions (send op), all phases
+    private long echoes;        // echoes received (send op), all phases
+    private long posted;        // iterations posted in this phase
+    private long done;          // iterations completed in this phase
+    private long budget;
+    private boolean record;
+    private long[] postedAt;
+    private CompletableFuture<Void> phase;
+    private IOException failure;
+    private volatile boolean closing;
+    private volatile boolean stopPosting;
+    final Histogram latency = new Histogram(3);
+    volatile long verifiedOctets;
+    volatile long finishedAt;
+    volatile long lastCompletionAt = System.nanoTime();
+
+    private BenchConnection(int index, Bench.Settings s, LongAdder progress, WireDomain domain) {
+        this.index = index;
+        this.s = s;
+        this.progress = progress;
+        this.domain = domain;
+        int slotsWanted = s.verify() || s.op() == Bench.Op.send
+                ? (int) Math.max(1, Math.min(s.depth(), MAX_BUFFER / s.size())) : 1;
+        srcMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
+        sinkMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
+        sinkMemory.setZero(0, sinkMemory.capacity());
+        for (int i = 0; i < srcMemory.capacity(); i++) {
+            srcMemory.setByte(i, (i % s.size()) * 31 + 7); // without verify: the same message every time
+        }
+        src = domain.register(srcMemory, WireAccess.LOCAL_WRITE);
+        sink = domain.register(sinkMemory, WireAccess.LOCAL_WRITE);
+    }
+
+    /** Connects (and for Sends exchanges the {@link BenchHello}); {@link #plan} must follow before any phase. */
+    static BenchConnection open(ClientWire wire, InetSocketAddress server, int index, Bench.Settings s,
+                                LongAdder progress) throws IOException {
+        BenchConnection c = new BenchConnection(index, s, progress, wire.allocDomain());
+        try {
+            boolean reads = s.op() == Bench.Op.read || s.verify();
+            c.conn = wire.connect(server, c.domain, s.crc(), reads ? s.depth() : 1, c, x -> { }, s.timeoutMs());
+            if (s.op() == Bench.Op.send) {
+                c.exchangeHello();
+            } else {
+                byte[] setup = c.conn.peerData();
+                if (setup.length != Advertisement.LENGTH) {
+                    throw new IOException("the server advertised no target region in its "
+                            + (wire.name().equals("vitcp") ? "ConnectAccept" : wire.name().equals("ift")
+                            ? "setup Send (IFT)" : "MPA Reply")
+                            + " (got " + setup.length + " octets; serve --target-size)");
+                }
+                c.target = Advertisement.decode(setup);
+                if (s.size() > c.target.sizeUnsigned()) {
+                    throw new IOException("size " + s.size() + " exceeds the server's target region ("
+                            + (wire.name().equals("vitcp") ? c.target.toViString() : c.target.toString()) + ")");
+                }
+            }
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private void exchangeHello() throws IOException {
+        helloMemory = PooledByteBufAllocator.DEFAULT.directBuffer(2 * BenchHello.LENGTH);
+        hello = domain.register(helloMemory, WireAccess.LOCAL_WRITE);
+        BenchHello.writeRequest(helloMemory, 0, s.size(), s.depth());
+        conn.postRecv(wr(0, KIND_HELLO), hello, BenchHello.LENGTH, BenchHello.LENGTH);
+        conn.postSend(wr(0, KIND_HELLO), hello, 0, BenchHello.LENGTH);
+        try {
+            depth = Math.max(1, Math.min(s.depth(), helloAnswer.get(s.timeoutMs(), TimeUnit.MILLISECONDS)));
+            depth = (int) Math.min(depth, Math.max(1, MAX_BUFFER / s.size()));
+        } catch (TimeoutException e) {
+            throw new IOException("no answer to the bench hello within " + s.timeoutMs() + " ms", e);
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        slots = depth;
+        for (int slot = 0; slot < depth; slot++) {
+            conn.postRecv(wr(slot, KIND_RECV), sink, slot * s.size(), s.size());
+        }
+    }
+
+    /**
+     * Fixes where this connection's iterations go: {@code share} octets of the target region from {@code base}
+     * (its part when connections share one region); with verify one slot per iteration in flight.
+     */
+    void plan(long base, long share) throws IOException {
+        if (s.op() == Bench.Op.send) {
+            postedAt = new long[depth];
+            return;
+        }
+        targetBase = base;
+        slots = s.verify() ? (int) Math.min(Math.min(s.depth(), share / s.size()), Math.max(1, MAX_BUFFER / s.size())) : 1;
+        if (slots < 1) {
+            throw new IOException("--verify needs " + s.size() + " octets of the server's target region per "
+                    + "connection; its " + target.sizeUnsigned() + " octets are shared by too many connections "
+                    + "(fewer --connections, a smaller --size, or serve --target-size)");
+        }
+        boolean reads = s.op() == Bench.Op.read || s.verify();
+        depth = Math.max(1, reads ? Math.min(s.depth(), conn.readDepth()) : s.depth());
+        if (s.verify()) {
+            depth = Math.min(depth, slots);
+        }
+        postedAt = new long[depth];
+    }
+
+    WireConnection connection() {
+        return conn;
+    }
+
+    int depth() {
+        return depth;
+    }
+
+    /** Runs {@code iterations} (or until {@link #stopPosting}) on the event loop; the future ends the phase. */
+    CompletableFuture<Void> startPhase(long iterations, boolean recordLatency) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        stopPosting = false;
+        conn.channel().eventLoop().execute(() -> {
+            if (failure != null) {
+                f.completeExceptionally(failure);
+                return;
+            }
+            phase = f;
+            posted = 0;
+            done = 0;
+            budget = iterations;
+            record = recordLatency;
+            lastCompletionAt = System.nanoTime();
+            fill();
+            maybeFinish();
+        });
+        return f;
+    }
+
+    /** Ends a timed phase: no more posts; the phase completes when what is in flight did. */
+    void stop() {
+        stopPosting = true;
+        conn.channel().eventLoop().execute(this::maybeFinish);
+    }
+
+    private void fill() {
+        while (!stopPosting && posted < budget && next - completedAll() < depth && failure == null) {
+            post(next++);
+            posted++;
+        }
+    }
+
+    private long completedAll() {
+        return s.op() == Bench.Op.send ? Math.min(sendsDone, echoes) : next - (posted - done);
+    }
+
+    private void post(long it) {
+        int size = s.size();
+        int slot = (int) (it % slots);
+        int local = s.verify() || s.op() == Bench.Op.send ? slot * size : 0;
+        long remote = target == null ? 0 : target.to() + targetBase + (s.verify() ? (long) slot * size : 0);
+        postedAt[(int) (it % depth)] = System.nanoTime();
+        if (s.verify()) {
+            BenchPattern.fill(srcMemory, local, size, index, it);
+            if (index == 0 && it == s.corruptIteration()) { // test hook: what goes on the wire is not the pattern
+                srcMemory.setByte(local + size / 2, ~srcMemory.getByte(local + size / 2));
+            }
+        }
+        switch (s.op()) {
+            case write -> {
+                conn.postRdmaWrite(wr(it, KIND_MAIN), src, local, size, remote, target.stag());
+                if (s.verify()) {
+                    conn.postRdmaRead(wr(it, KIND_CHECK), sink, local, size, remote, target.stag());
+                }
+            }
+            case read -> {
+                if (s.verify()) {
+                    conn.postRdmaWrite(wr(it, KIND_SETUP), src, local, size, remote, target.stag());
+                }
+                conn.postRdmaRead(wr(it, KIND_MAIN), sink, local, size, remote, target.stag());
+            }
+            default -> conn.postSend(wr(it, KIND_MAIN), src, local, size);
+        }
+    }
+
+    private static long wr(long iteration, int kind) {
+        return iteration << 3 | kind;
+    }
+
+    @Override
+    public void completed(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
+        int kind = (int) (wrId & 7);
+        long it = wrId >>> 3;
+        if (!success) {
+            String what = kind == KIND_HELLO ? "the bench hello" : receive ? "a receive"
+                    : s.op() == Bench.Op.send ? "a Send"
+                    : (s.op() == Bench.Op.write) == (kind == KIND_MAIN) || kind == KIND_SETUP ? "an RDMA Write"
+                    : "an RDMA Read";
+            fail(new IOException(what + " failed: " + status));
+            return;
+        }
+        if (kind == KIND_HELLO) {
+            if (receive) {
+                int answer = BenchHello.isAnswer(helloMemory, BenchHello.LENGTH, byteLength)
+                        ? BenchHello.depth(helloMemory, BenchHello.LENGTH) : 1; // echoed: serve --echo, depth 1
+                if (answer < 1) {
+                    helloAnswer.completeExceptionally(new IOException("the server posts no receives for Sends of "
+                            + s.size() + " octets"));
+                } else {
+                    helloAnswer.complete(answer);
+                }
+            }
+            return;
+        }
+        lastCompletionAt = System.nanoTime();
+        if (s.op() == Bench.Op.send) {
+            if (receive) {
+                onEcho((int) it, byteLength);
+            } else {
+                sendsDone++;
+                fill();
+            }
+        } else if (kind == KIND_CHECK || kind == KIND_MAIN && !(s.verify() && s.op() == Bench.Op.write)) {
+            if (s.verify() && !check(it, (int) (it % slots) * s.size())) {
+                return;
+            }
+            finishIteration(it);
+        }
+    }
+
+    private void onEcho(int slot, int byteLength) {
+        long it = echoes++;
+        if (byteLength != s.size()) {
+            fail(new IOException("echo of " + byteLength + " octets for a Send of " + s.size()));
+            return;
+        }
+        if (s.verify() && !check(it, slot * s.size())) {
+            return;
+        }
+        conn.postRecv(wr(slot, KIND_RECV), sink, slot * s.size(), s.size());
+        finishIteration(it);
+    }
+
+    private boolean check(long it, int local) {
+        int bad = BenchPattern.firstMismatch(sinkMemory, local, s.size(), index, it);
+        if (bad >= 0) {
+            fail(new IOException(String.format("verify failed: connection %d, iteration %d: octet %d of %d is 0x%02x,"
+                            + " expected 0x%02x", index, it, bad, s.size(), sinkMemory.getByte(local + bad) & 0xff,
+                    BenchPattern.octet(index, it, bad) & 0xff)));
+            return false;
+        }
+        verifiedOctets += s.size();
+        return true;
+    }
+
+    private void finishIteration(long it) {
+        if (phase == null) {
+            return;
+        }
+        if (record) {
+            latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
+            progress.add(s.size());
+        }
+        done++;
+        fill();
+        maybeFinish();
+    }
+
+    private void maybeFinish() {
+        CompletableFuture<Void> f = phase;
+        if (f != null && (done == budget || stopPosting && done == posted)) {
+            finishedAt = System.nanoTime();
+            phase = null;
+            f.complete(null);
+        }
+    }
+
+    private void fail(IOException e) {
+        if (closing || failure != null) {
+            return;
+        }
+        failure = e;
+        helloAnswer.completeExceptionally(e);
+        CompletableFuture<Void> f = phase;
+        if (f != null) {
+            phase = null;
+            f.completeExceptionally(e);
+        }
+    }
+
+    /** Closes the connection and releases the buffers (flushed work requests are then not failures). */
+    void close() {
+        closing = true;
+        if (conn != null) {
+            conn.channel().close().awaitUninterruptibly(s.timeoutMs());
+        }
+        src.deregister();
+        sink.deregister();
+        srcMemory.release();
+        sinkMemory.release();
+        if (hello != null) {
+            hello.deregister();
+            helloMemory.release();
+        }
+    }
+}

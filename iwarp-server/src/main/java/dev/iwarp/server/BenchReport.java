@@ -1,0 +1,134 @@
+package dev.iwarp.server;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/** {@code bench}'s output: perftest's header and columns ({@code text}), or one record as {@code json} or {@code csv}. */
+final class BenchReport {
+    enum Format { text, json, csv }
+
+    private static final String RULE = "-".repeat(96);
+
+    private BenchReport() {
+    }
+
+    /** The header, printed once connected and before the run (text: to stdout; json/csv: to stderr). */
+    static void header(PrintWriter out, Bench.Settings s, String summary, String parameters, int depth) {
+        String count = s.durationNanos() > 0 ? String.format(Locale.ROOT, "%.3g s", s.durationNanos() / 1e9)
+                : String.valueOf(s.iterations() * s.connections());
+        out.printf("bench %s: %d octets x %s, depth %d, %d connection(s), %s%n", s.op(), s.size(), count, depth,
+                s.connections(), summary);
+        out.println(RULE);
+        out.printf("                    %s test (iwarp-server bench)%n", switch (s.op()) {
+            case write -> "RDMA Write BW";
+            case read -> "RDMA Read BW";
+            case send -> "Send/echo BW and latency";
+        });
+        out.printf(" Connection      : %s%n", parameters);
+        out.printf(" Connections     : %-10d Depth           : %d%s%n", s.connections(), depth,
+                depth < s.depth() ? " (asked " + s.depth() + ")" : "");
+        out.printf(" Message size    : %-10d %s%n", s.size(), s.durationNanos() > 0
+                ? String.format(Locale.ROOT, "Duration        : %.3g s", s.durationNanos() / 1e9)
+                : "Iterations      : " + s.iterations() + " per connection");
+        out.printf(" Warm-up         : %s%n", s.warmupNanos() > 0
+                ? String.format(Locale.ROOT, "%.3g s (not measured)", s.warmupNanos() / 1e9)
+                : s.warmupIterations() > 0 ? s.warmupIterations() + " iterations per connection (not measured)" : "none");
+        out.printf(" Verify          : %s%n", s.verify() ? "every octet (" + (switch (s.op()) {
+            case write -> "each Write read back";
+            case read -> "each Read of data written first";
+            case send -> "each echo";
+        }) + ")" : "off");
+        out.println(RULE);
+        out.flush();
+    }
+
+    /** The result table (perftest's columns), the cost per message and a totals line. */
+    static void text(PrintWriter out, Bench.Result r) {
+        out.printf(" %-10s %-14s %-18s %-21s %-14s%n", "#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
+                "MsgRate[Mpps]");
+        out.printf(Locale.ROOT, " %-10d %-14d %-18.2f %-21.2f %-14.6f%n", r.size(), r.iterations(), r.peakMbPerSecond(),
+                r.mbPerSecond(), r.messagesPerSecond() / 1e6);
+        Histogram h = r.latency();
+        out.printf(" %-10s %-14s %-13s %-17s %-13s %-13s %-15s %-13s%n", "#bytes", "#iterations", "t_min[usec]",
+                "t_typical[usec]", "t_avg[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]");
+        out.printf(Locale.ROOT, " %-10d %-14d %-13.2f %-17.2f %-13.2f %-13.2f %-15.2f %-13.2f%n", r.size(),
+                r.iterations(), us(h.getMinValue()), us(h.getValueAtPercentile(50)), h.getMean() / 1e3,
+                us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()));
+        out.println(RULE);
+        out.printf(Locale.ROOT, " Cost (client)   : %s CPU usec/msg, %s bytes allocated/msg (its event loop threads)%n",
+                num(r.cpuMicrosPerMessage(), 2), num(r.allocatedPerMessage(), 0));
+        if (r.verifiedOctets() > 0 || r.iterations() == 0) {
+            out.printf(" Verify          : %d octets checked (warm-up included), 0 mismatches%n", r.verifiedOctets());
+        }
+        out.printf(Locale.ROOT, "  bytes %d, iterations %d, %.3f s, %.3f Gbit/s average%n", r.bytes(), r.iterations(),
+                r.nanos() / 1e9, r.gbitPerSecond());
+        out.flush();
+    }
+
+    /** The figures as one flat record, in the order of the csv columns. */
+    static Map<String, Object> fields(Bench.Result r) {
+        Histogram h = r.latency();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("op", r.op().name());
+        m.put("connection", r.parameters());
+        m.put("connections", r.connections());
+        m.put("depth", r.depth());
+        m.put("bytes", r.size());
+        m.put("iterations", r.iterations());
+        m.put("seconds", r.nanos() / 1e9);
+        m.put("bw_peak_mb_per_sec", r.peakMbPerSecond());
+        m.put("bw_average_mb_per_sec", r.mbPerSecond());
+        m.put("gbit_per_sec", r.gbitPerSecond());
+        m.put("msg_rate_mpps", r.messagesPerSecond() / 1e6);
+        m.put("t_min_usec", us(h.getMinValue()));
+        m.put("t_typical_usec", us(h.getValueAtPercentile(50)));
+        m.put("t_avg_usec", h.getMean() / 1e3);
+        m.put("t_p99_usec", us(h.getValueAtPercentile(99)));
+        m.put("t_p99_9_usec", us(h.getValueAtPercentile(99.9)));
+        m.put("t_max_usec", us(h.getMaxValue()));
+        m.put("client_cpu_usec_per_msg", r.cpuMicrosPerMessage());
+        m.put("client_alloc_bytes_per_msg", r.allocatedPerMessage());
+        m.put("verified_octets", r.verifiedOctets());
+        return m;
+    }
+
+    static void json(PrintWriter out, Bench.Result r) {
+        StringJoiner j = new StringJoiner(", ", "{", "}");
+        fields(r).forEach((k, v) -> j.add("\"" + k + "\": " + (v instanceof String t ? quote(t) : value(v, "null"))));
+        out.println(j);
+        out.flush();
+    }
+
+    static void csv(PrintWriter out, Bench.Result r) {
+        Map<String, Object> f = fields(r);
+        out.println(String.join(",", f.keySet()));
+        StringJoiner row = new StringJoiner(",");
+        f.values().forEach(v -> row.add(v instanceof String t ? quote(t) : value(v, "")));
+        out.println(row);
+        out.flush();
+    }
+
+    private static String value(Object v, String notMeasured) {
+        if (v instanceof Double d) {
+            return d.isNaN() || d.isInfinite() ? notMeasured : String.format(Locale.ROOT, "%.6f", d);
+        }
+        return String.valueOf(v);
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static String num(double v, int decimals) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    private static double us(long nanos) {
+        return nanos / 1e3;
+    }
+}
