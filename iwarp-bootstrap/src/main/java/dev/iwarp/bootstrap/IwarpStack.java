@@ -1,5 +1,7 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.bootstrap.tls.TlsLayer;
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
@@ -13,6 +15,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -89,8 +92,22 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
-                        IwarpPipeline.addInitiator(ch.pipeline(), options.framing());
-                        ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
+                        TlsSettings tls = options.tls();
+                        Framing framing = tls == null ? options.framing()
+                                : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
+                        Consumer<ChannelPipeline> iwarp = p -> {
+                            IwarpPipeline.addInitiator(p, framing);
+                            p.addLast(IwarpPipeline.RDMAP, engine);
+                        };
+                        if (tls == null) {
+                            iwarp.accept(ch.pipeline());
+                        } else {
+                            TlsLayer.addClient(ch.pipeline(), tls, remote, iwarp).addListener(h -> {
+                                if (!h.isSuccess()) {
+                                    result.tryFailure(h.cause());
+                                }
+                            });
+                        }
                     }
                 }).connect(remote);
         cf.addListener(f -> {
@@ -132,6 +149,17 @@ public final class IwarpStack implements AutoCloseable {
      */
     public Channel listen(SocketAddress local, Framing framing, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
+        return listen(local, framing, null, onRequest);
+    }
+
+    /**
+     * Listens with {@code framing} as Responder inside TLS ({@code tls} non-null): the framing starts
+     * on a connection once its TLS handshake completed, and a peer that fails the handshake (or is
+     * not TLS at all) is closed with one log line, never reaching {@code onRequest}. MPA takes its
+     * MULPDU from the TLS record size ({@link Framing#overTls}).
+     */
+    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls,
+                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
         Objects.requireNonNull(framing);
         Objects.requireNonNull(onRequest);
         return new ServerBootstrap().group(group).channel(transport.serverChannel())
@@ -140,7 +168,12 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
-                        IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
+                        if (tls == null) {
+                            IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
+                        } else {
+                            Framing inTls = framing.overTls(TlsSettings.MAX_RECORD_PAYLOAD);
+                            TlsLayer.addServer(ch.pipeline(), tls, p -> IwarpPipeline.addResponder(p, inTls, onRequest));
+                        }
                     }
                 }).bind(local).sync().channel();
     }
