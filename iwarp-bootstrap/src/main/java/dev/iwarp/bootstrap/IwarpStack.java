@@ -122,12 +122,14 @@ public final class IwarpStack implements AutoCloseable {
                     // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us;
                     // what the framing still sends on failure (RFC 6581 errors 6, 7: a Terminate) goes first
                     closeAfterPendingWrites(cf.channel());
-                    Framing retry = first ? options.framing().retryAfter(e.cause()) : null;
+                    // a TLS failure after the handshake (e.g. our certificate refused) is the real cause
+                    Throwable tlsFailure = options.tls() == null ? null : TlsLayer.failure(cf.channel());
+                    Framing retry = first && tlsFailure == null ? options.framing().retryAfter(e.cause()) : null;
                     if (retry != null) {
                         LOG.info("{} refused {}; retrying with {}", remote, options.framing().name(), retry.name());
                         attempt(remote, options.framing(retry), result, false);
                     } else {
-                        result.tryFailure(e.cause());
+                        result.tryFailure(tlsFailure != null ? tlsFailure : e.cause());
                     }
                 }
             });

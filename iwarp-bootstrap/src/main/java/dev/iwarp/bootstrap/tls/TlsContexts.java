@@ -29,6 +29,18 @@ final class TlsContexts {
     static final Provider JCA = new BouncyCastleProvider();
     static final Provider JSSE = new BouncyCastleJsseProvider(JCA);
     private static final char[] STORE_PASSWORD = new char[0];
+    /**
+     * Bouncy Castle's JSSE logs every handshake step and alert through java.util.logging at INFO; the
+     * TLS layer logs one line per failure itself, so unless the user configured this logger it only
+     * reports SEVERE. Held here so the setting is not collected with the logger.
+     */
+    private static final java.util.logging.Logger BC_JSSE_LOG = java.util.logging.Logger.getLogger("org.bouncycastle.jsse");
+
+    static {
+        if (BC_JSSE_LOG.getLevel() == null) {
+            BC_JSSE_LOG.setLevel(java.util.logging.Level.SEVERE);
+        }
+    }
 
     private TlsContexts() {
     }

@@ -3,6 +3,7 @@ package dev.iwarp.bootstrap.tls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 
@@ -30,7 +31,22 @@ public final class TlsLayer {
     public static final String TLS = "tls";
     public static final String STATE = "tls-state";
 
+    private static final AttributeKey<TlsException> FAILURE = AttributeKey.valueOf(TlsLayer.class, "failure");
+
     private TlsLayer() {
+    }
+
+    /**
+     * Why the TLS layer failed {@code ch} after its handshake (a fatal alert or a bad record, e.g.
+     * the server refusing our certificate after a TLS 1.3 client already finished), or {@code null}:
+     * the cause to report when the framing's startup then fails on the closed connection.
+     */
+    public static TlsException failure(Channel ch) {
+        return ch.attr(FAILURE).get();
+    }
+
+    static void recordFailure(Channel ch, TlsException e) {
+        ch.attr(FAILURE).setIfAbsent(e);
     }
 
     /**
@@ -54,7 +70,7 @@ public final class TlsLayer {
         Objects.requireNonNull(afterHandshake);
         Channel ch = p.channel();
         Promise<Channel> handshake = ch.eventLoop().newPromise();
-        p.addLast(CHECK, new TlsFirstRecordCheck());
+        p.addLast(CHECK, new TlsFirstRecordCheck(!client));
         if (s.psk() != null) {
             PskTlsHandler psk = new PskTlsHandler(s, client);
             p.addLast(TLS, psk);

@@ -10,6 +10,9 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsFatalAlertReceived;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +95,9 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         if (c instanceof SSLException) {
             if (!closing) {
                 closing = true;
-                LOG.warn("TLS record from {} rejected, closing: {}", ctx.channel().remoteAddress(), reason(c));
+                TlsException e = new TlsException(TlsException.Kind.BAD_RECORD, "TLS connection failed: " + reason(c), c);
+                TlsLayer.recordFailure(ctx.channel(), e);
+                LOG.warn("TLS with {} failed, closing: {}", ctx.channel().remoteAddress(), reason(c));
             }
             ctx.channel().close();
             return;
@@ -130,25 +135,28 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         return new TlsException(TlsException.Kind.HANDSHAKE, "TLS handshake failed: " + reason(c), c);
     }
 
-    /** The most specific message in the chain (a certificate's or a path's), with the TLS alert. */
+    /** What happened, in TLS terms: the alert the peer sent, or ours with its reason (a certificate's). */
     static String reason(Throwable t) {
-        String message = t.getMessage();
+        String certificate = null;
+        TlsFatalAlert sent = null;
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof TlsFatalAlertReceived) {
+                return "the peer sent TLS alert " + AlertDescription.getText(((TlsFatalAlertReceived) c).getAlertDescription());
+            }
+            if (c instanceof TlsFatalAlert && sent == null) {
+                sent = (TlsFatalAlert) c;
+            }
             if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null) {
-                message = c.getMessage();
+                certificate = c.getMessage();
             }
         }
-        if (message == null) {
-            message = t.getClass().getSimpleName();
+        if (certificate != null) {
+            return certificate + (sent != null ? " (we sent TLS alert " + AlertDescription.getText(sent.getAlertDescription()) + ")" : "");
         }
-        int alert = TlsException.alertOf(t);
-        if (alert >= 0) {
-            String name = org.bouncycastle.tls.AlertDescription.getName((short) alert);
-            if (!message.contains(name)) {
-                message += " (TLS alert " + name + ")";
-            }
+        if (sent != null) {
+            return "we sent TLS alert " + sent.getMessage();
         }
-        return message;
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
     }
 
     private static String describeSession(ChannelHandlerContext ctx) {
