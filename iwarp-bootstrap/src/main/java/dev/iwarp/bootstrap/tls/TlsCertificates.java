@@ -12,7 +12,13 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -116,6 +122,21 @@ public final class TlsCertificates {
         } catch (OperatorCreationException | IOException e) {
             throw new GeneralSecurityException("cannot build certificate: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Writes the key (PKCS#8 PEM, readable by its owner only where the file system allows) and the
+     * certificate chain (PEM) to two files, e.g. for {@code --cert/--key} or a peer's {@code --trust}.
+     */
+    public static void writePem(CertifiedKey k, Path keyFile, Path certificateFile) throws IOException {
+        Files.writeString(certificateFile, TlsFiles.pem(k.chain().toArray()), StandardCharsets.US_ASCII);
+        Files.deleteIfExists(keyFile);
+        try {
+            Files.createFile(keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(keyFile);
+        }
+        Files.writeString(keyFile, TlsFiles.pem(new JcaPKCS8Generator(k.key(), null)), StandardCharsets.US_ASCII);
     }
 
     private static boolean isIpLiteral(String n) {

@@ -7,6 +7,7 @@ import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.util.io.pem.PemObjectGenerator;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -114,7 +115,11 @@ final class TlsFiles {
         StringWriter out = new StringWriter();
         try (JcaPEMWriter w = new JcaPEMWriter(out)) {
             for (Object o : objects) {
-                w.writeObject(o);
+                if (o instanceof PemObjectGenerator) {
+                    w.writeObject((PemObjectGenerator) o);
+                } else {
+                    w.writeObject(o);
+                }
             }
         }
         return out.toString();

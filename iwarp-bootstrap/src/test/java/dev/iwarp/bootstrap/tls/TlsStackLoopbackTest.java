@@ -1,6 +1,10 @@
 package dev.iwarp.bootstrap.tls;
 
 import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.IftFraming;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.ift.IftSettings;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.Transport;
 import dev.iwarp.mpa.MpaFramer;
@@ -22,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetSocketAddress;
@@ -38,11 +43,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every RDMA operation between two {@link IwarpStack}s over MPA inside TLS 1.3 on 127.0.0.1, NIO and
  * epoll: certificates with client authentication, and an external PSK; sizes 0, 1, MULPDU-1, MULPDU,
- * MULPDU+1, 1 MiB and 16 MiB, where MULPDU comes from the TLS record size.
+ * MULPDU+1, 1 MiB and 16 MiB, where MULPDU comes from the TLS record size; and IFT in TLS.
  */
 class TlsStackLoopbackTest {
     /** RFC 5044 §4.5 with EMSS = the TLS record payload 16384 (no markers). */
     static final int MULPDU = MpaFramer.mulpdu(TlsSettings.MAX_RECORD_PAYLOAD, false);
+
+    private static final Framing MPA = MpaFraming.of(MpaSettings.defaults());
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<ByteBuf> buffers = new ArrayList<>();
@@ -78,17 +85,24 @@ class TlsStackLoopbackTest {
     @ParameterizedTest(name = "{0} certificates, client auth, size {1}")
     @MethodSource("certificateCases")
     void everyOperationWithCertificates(Transport transport, int size) throws Exception {
-        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client());
+        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(), MPA);
+    }
+
+    @ParameterizedTest(name = "{0} IFT in TLS, size {1}")
+    @CsvSource({"NIO, 1", "EPOLL, 1048576"})
+    void everyOperationOverIftInTls(Transport transport, int size) throws Exception {
+        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(),
+                IftFraming.of(IftSettings.defaults()));
     }
 
     @ParameterizedTest(name = "{0} external PSK, size {1}")
     @MethodSource("pskCases")
     void everyOperationWithPsk(Transport transport, int size) throws Exception {
-        everyOperation(transport, size, TlsFixtures.psk(TlsFixtures.PSK), TlsFixtures.psk(TlsFixtures.PSK));
+        everyOperation(transport, size, TlsFixtures.psk(TlsFixtures.PSK), TlsFixtures.psk(TlsFixtures.PSK), MPA);
     }
 
-    private void everyOperation(Transport transport, int size, TlsSettings serverTls, TlsSettings clientTls)
-            throws Exception {
+    private void everyOperation(Transport transport, int size, TlsSettings serverTls, TlsSettings clientTls,
+                                Framing framing) throws Exception {
         Assumptions.assumeTrue(transport != Transport.EPOLL || Transport.auto() == Transport.EPOLL, "no epoll here");
         IwarpStack server = stack(transport);
         IwarpStack client = stack(transport);
@@ -99,7 +113,7 @@ class TlsStackLoopbackTest {
         MemoryRegion recv = spd.register(buffer(2 * room, 0), Access.LOCAL_WRITE);
         CompletionQueue sRcq = new CompletionQueue();
         Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
-                dev.iwarp.bootstrap.MpaFraming.of(MpaSettings.defaults()), serverTls, req -> {
+                framing, serverTls, req -> {
                     QueuePair qp = req.accept(spd, new CompletionQueue(), sRcq, new byte[0]);
                     qp.postRecv(RecvRequest.of(100, recv.slice(0, size)));
                     qp.postRecv(RecvRequest.of(101, recv.slice(room, size)));
@@ -109,9 +123,11 @@ class TlsStackLoopbackTest {
         MemoryRegion src = cpd.register(buffer(room, 7), Access.LOCAL_WRITE);
         MemoryRegion sink = cpd.register(buffer(room, 0), Access.LOCAL_WRITE);
         MemoryRegion result = cpd.register(buffer(16, 0), Access.LOCAL_WRITE);
-        ConnectOptions opts = ConnectOptions.of(cpd).tls(clientTls);
+        ConnectOptions opts = ConnectOptions.of(cpd).framing(framing).tls(clientTls);
         QueuePair qp = client.connect(listener.localAddress(), opts).get(20, TimeUnit.SECONDS);
-        assertEquals(MULPDU, qp.connectionParameters().framing(MpaParameters.class).mulpdu(), "MULPDU from the record size");
+        if (framing == MPA) {
+            assertEquals(MULPDU, qp.connectionParameters().framing(MpaParameters.class).mulpdu(), "MULPDU from the record size");
+        }
 
         qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, size), target.stag(), target.iova()));
         qp.postSend(SendRequest.rdmaRead(2, sink.slice(0, size), target.stag(), target.iova()));
