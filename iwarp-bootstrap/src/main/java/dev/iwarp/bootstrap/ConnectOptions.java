@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
@@ -15,14 +16,21 @@ public final class ConnectOptions {
     private final CompletionQueue recvCq;
     private final Framing framing;
     private final Consumer<QueuePair> beforeStartup;
+    private final TlsSettings tls;
 
     private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, Framing framing,
                            Consumer<QueuePair> beforeStartup) {
+        this(pd, sendCq, recvCq, framing, beforeStartup, null);
+    }
+
+    private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, Framing framing,
+                           Consumer<QueuePair> beforeStartup, TlsSettings tls) {
         this.pd = Objects.requireNonNull(pd, "pd");
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.framing = framing;
         this.beforeStartup = beforeStartup;
+        this.tls = tls;
     }
 
     /** Defaults: MPA with {@link MpaSettings#defaults()}, a new send and a new receive completion queue. */
@@ -33,7 +41,7 @@ public final class ConnectOptions {
 
     /** The framing to start (MPA, or the later IFT and SCTP framings). */
     public ConnectOptions framing(Framing framing) {
-        return new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(framing), beforeStartup);
+        return new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(framing), beforeStartup, tls);
     }
 
     /** MPA with these settings: shorthand for {@code framing(MpaFraming.of(settings))}. */
@@ -44,7 +52,7 @@ public final class ConnectOptions {
     /** Uses these completion queues for the queue pair's send and receive work requests. */
     public ConnectOptions completionQueues(CompletionQueue send, CompletionQueue recv) {
         return new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv), framing,
-                beforeStartup);
+                beforeStartup, tls);
     }
 
     /**
@@ -53,7 +61,20 @@ public final class ConnectOptions {
      * the second attempt's queue pair).
      */
     public ConnectOptions beforeStartup(Consumer<QueuePair> callback) {
-        return new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback));
+        return new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback), tls);
+    }
+
+    /**
+     * Run the framing inside TLS with these settings (the framing starts once the handshake
+     * completed; MPA then takes its MULPDU from the TLS record size), or plain TCP with {@code null}.
+     */
+    public ConnectOptions tls(TlsSettings settings) {
+        return new ConnectOptions(pd, sendCq, recvCq, framing, beforeStartup, settings);
+    }
+
+    /** The TLS settings, or {@code null} for plain TCP. */
+    public TlsSettings tls() {
+        return tls;
     }
 
     /** The protection domain of the queue pair. */

@@ -40,4 +40,13 @@ public interface Framing {
     default Framing retryAfter(Throwable cause) {
         return null;
     }
+
+    /**
+     * This framing for a stream carried in TLS records of at most {@code recordPayload} octets
+     * (the TLS layer calls it): a framing that sizes its PDUs from the TCP segment size sizes them
+     * from the record instead. Unchanged by default.
+     */
+    default Framing overTls(int recordPayload) {
+        return this;
+    }
 }

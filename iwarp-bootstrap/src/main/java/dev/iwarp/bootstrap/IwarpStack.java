@@ -1,5 +1,7 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.bootstrap.tls.TlsLayer;
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
@@ -13,6 +15,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -93,8 +96,22 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
-                        IwarpPipeline.addInitiator(ch.pipeline(), options.framing());
-                        ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
+                        TlsSettings tls = options.tls();
+                        Framing framing = tls == null ? options.framing()
+                                : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
+                        Consumer<ChannelPipeline> iwarp = p -> {
+                            IwarpPipeline.addInitiator(p, framing);
+                            p.addLast(IwarpPipeline.RDMAP, engine);
+                        };
+                        if (tls == null) {
+                            iwarp.accept(ch.pipeline());
+                        } else {
+                            TlsLayer.addClient(ch.pipeline(), tls, remote, iwarp).addListener(h -> {
+                                if (!h.isSuccess()) {
+                                    result.tryFailure(h.cause());
+                                }
+                            });
+                        }
                     }
                 }).connect(remote);
         cf.addListener(f -> {
@@ -109,12 +126,14 @@ public final class IwarpStack implements AutoCloseable {
                     // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us;
                     // what the framing still sends on failure (RFC 6581 errors 6, 7: a Terminate) goes first
                     closeAfterPendingWrites(cf.channel());
-                    Framing retry = first ? options.framing().retryAfter(e.cause()) : null;
+                    // a TLS failure after the handshake (e.g. our certificate refused) is the real cause
+                    Throwable tlsFailure = options.tls() == null ? null : TlsLayer.failure(cf.channel());
+                    Framing retry = first && tlsFailure == null ? options.framing().retryAfter(e.cause()) : null;
                     if (retry != null) {
                         LOG.info("{} refused {}; retrying with {}", remote, options.framing().name(), retry.name());
                         attempt(remote, options.framing(retry), result, false);
                     } else {
-                        result.tryFailure(e.cause());
+                        result.tryFailure(tlsFailure != null ? tlsFailure : e.cause());
                     }
                 }
             });
@@ -136,7 +155,7 @@ public final class IwarpStack implements AutoCloseable {
      */
     public Channel listen(SocketAddress local, Framing framing, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
-        return listen(local, framing, ch -> { }, onRequest);
+        return listen(local, framing, null, ch -> { }, onRequest);
     }
 
     /**
@@ -145,6 +164,26 @@ public final class IwarpStack implements AutoCloseable {
      * admit or refuse it, or to put a handler at the head of its pipeline).
      */
     public Channel listen(SocketAddress local, Framing framing, Consumer<? super Channel> onAccept,
+                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
+        return listen(local, framing, null, onAccept, onRequest);
+    }
+
+    /**
+     * Listens with {@code framing} as Responder inside TLS ({@code tls} non-null): the framing starts
+     * on a connection once its TLS handshake completed, and a peer that fails the handshake (or is
+     * not TLS at all) is closed with one log line, never reaching {@code onRequest}. MPA takes its
+     * MULPDU from the TLS record size ({@link Framing#overTls}).
+     */
+    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls,
+                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
+        return listen(local, framing, tls, ch -> { }, onRequest);
+    }
+
+    /**
+     * The general form: {@code tls} may be null (plain TCP); {@code onAccept} sees every accepted channel before
+     * the framing's (or TLS's) handlers are added.
+     */
+    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls, Consumer<? super Channel> onAccept,
                           Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
         Objects.requireNonNull(framing);
         Objects.requireNonNull(onAccept);
@@ -156,7 +195,12 @@ public final class IwarpStack implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
                         onAccept.accept(ch);
-                        IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
+                        if (tls == null) {
+                            IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
+                        } else {
+                            Framing inTls = framing.overTls(TlsSettings.MAX_RECORD_PAYLOAD);
+                            TlsLayer.addServer(ch.pipeline(), tls, p -> IwarpPipeline.addResponder(p, inTls, onRequest));
+                        }
                     }
                 }).bind(local).sync().channel();
     }

@@ -61,6 +61,16 @@ public final class MpaFraming implements Framing {
         return null;
     }
 
+    /**
+     * Over TLS the unit below MPA is a TLS record, not a TCP segment: unless the settings fix an EMSS,
+     * MULPDU comes from the record payload limit (RFC 5044 §4.5's formula with EMSS = 16384, so an
+     * FPDU with CRC fills one record exactly), not from TCP_MAXSEG.
+     */
+    @Override
+    public Framing overTls(int recordPayload) {
+        return settings.emss() != 0 ? this : new MpaFraming(settings.toBuilder().emss(recordPayload).build());
+    }
+
     @Override
     public String toString() {
         return name();

@@ -12,9 +12,22 @@ public final class MpaRejectedException extends Exception {
 
     MpaRejectedException(MpaStartupFrame reply, boolean rejectedLocally) {
         super((rejectedLocally ? "local ULP rejected the connection" : "peer rejected the connection (Reply R=1)")
-                + ", reply private data " + reply.privateDataLength() + " octets");
+                + ", reply private data " + reply.privateDataLength() + " octets" + printable(reply.ulpPrivateData()));
         this.reply = reply;
         this.rejectedLocally = rejectedLocally;
+    }
+
+    /** The private data quoted when it is short printable ASCII (a reason such as "TLS required"), else "". */
+    private static String printable(byte[] pd) {
+        if (pd.length == 0 || pd.length > 120) {
+            return "";
+        }
+        for (byte b : pd) {
+            if (b < 0x20 || b > 0x7E) {
+                return "";
+            }
+        }
+        return ": \"" + new String(pd, java.nio.charset.StandardCharsets.US_ASCII) + "\"";
     }
 
     /** The Reply frame with R=1 (sent by us when {@link #rejectedLocally()}, else received). */

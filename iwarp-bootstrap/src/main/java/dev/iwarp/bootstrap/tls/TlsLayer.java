@@ -1,0 +1,94 @@
+package dev.iwarp.bootstrap.tls;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+
+import javax.net.ssl.SSLEngine;
+import java.net.SocketAddress;
+import java.security.GeneralSecurityException;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Puts TLS below a framing: at the end of a pipeline (before any framing handler) a check that the
+ * peer speaks TLS at all ({@link #CHECK}), the TLS handler ({@link #TLS}: Netty's {@link SslHandler}
+ * over Bouncy Castle's JSSE engine, or with an external PSK the adapter of Bouncy Castle's TLS API)
+ * and the handler that holds the framing back until the handshake completed ({@link #STATE}). The
+ * framing, DDP and RDMAP are then installed by {@code afterHandshake}, unchanged: they see the
+ * decrypted stream.
+ *
+ * <pre>
+ *  [tls-check] [tls] [tls-state] | afterHandshake: [mpa | ift] [llp] [ddp] [rdmap]
+ * </pre>
+ */
+public final class TlsLayer {
+    /** Handler names. */
+    public static final String CHECK = "tls-check";
+    public static final String TLS = "tls";
+    public static final String STATE = "tls-state";
+
+    private static final AttributeKey<TlsException> FAILURE = AttributeKey.valueOf(TlsLayer.class, "failure");
+
+    private TlsLayer() {
+    }
+
+    /**
+     * Why the TLS layer failed {@code ch} after its handshake (a fatal alert or a bad record, e.g.
+     * the server refusing our certificate after a TLS 1.3 client already finished), or {@code null}:
+     * the cause to report when the framing's startup then fails on the closed connection.
+     */
+    public static TlsException failure(Channel ch) {
+        return ch.attr(FAILURE).get();
+    }
+
+    static void recordFailure(Channel ch, TlsException e) {
+        ch.attr(FAILURE).setIfAbsent(e);
+    }
+
+    /**
+     * Adds the client side of TLS to {@code p} for a connection to {@code remote} (the name checked
+     * against the server's certificate, unless the settings name one). Returns the handshake's
+     * outcome: the channel, or a {@link TlsException}.
+     */
+    public static Future<Channel> addClient(ChannelPipeline p, TlsSettings settings, SocketAddress remote,
+                                            Consumer<ChannelPipeline> afterHandshake) {
+        return add(p, settings, true, remote, afterHandshake);
+    }
+
+    /** Adds the server side of TLS to {@code p}; see {@link #addClient}. */
+    public static Future<Channel> addServer(ChannelPipeline p, TlsSettings settings,
+                                            Consumer<ChannelPipeline> afterHandshake) {
+        return add(p, settings, false, null, afterHandshake);
+    }
+
+    private static Future<Channel> add(ChannelPipeline p, TlsSettings s, boolean client, SocketAddress remote,
+                                       Consumer<ChannelPipeline> afterHandshake) {
+        Objects.requireNonNull(afterHandshake);
+        Channel ch = p.channel();
+        Promise<Channel> handshake = ch.eventLoop().newPromise();
+        p.addLast(CHECK, new TlsFirstRecordCheck(!client));
+        if (s.psk() != null) {
+            PskTlsHandler psk = new PskTlsHandler(s, client);
+            p.addLast(TLS, psk);
+            p.addLast(STATE, new TlsLifecycle(afterHandshake, handshake, psk::closeNotifyFuture,
+                    s.handshakeTimeoutMillis()));
+            return handshake;
+        }
+        SSLEngine engine;
+        try {
+            engine = client ? TlsContexts.clientEngine(s.sslContext(), s, remote)
+                    : TlsContexts.serverEngine(s.sslContext(), s);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("TLS settings unusable: " + e.getMessage(), e);
+        }
+        SslHandler ssl = new SslHandler(engine);
+        ssl.setHandshakeTimeoutMillis(s.handshakeTimeoutMillis());
+        p.addLast(TLS, ssl);
+        p.addLast(STATE, new TlsLifecycle(afterHandshake, handshake, ssl::sslCloseFuture, s.handshakeTimeoutMillis()));
+        return handshake;
+    }
+}

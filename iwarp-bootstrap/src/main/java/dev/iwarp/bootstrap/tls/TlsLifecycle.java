@@ -1,0 +1,170 @@
+package dev.iwarp.bootstrap.tls;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsFatalAlertReceived;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
+import java.nio.channels.ClosedChannelException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Sits right above the TLS handler for the life of the connection. Until the handshake completed it
+ * holds the framing back: on success it installs the framing and the layers above (so MPA's startup,
+ * and its timer, begin only inside an established TLS session), on failure it logs one line naming
+ * what went wrong, fails the handshake promise with a {@link TlsException} and closes. Afterwards it
+ * turns a record error into one log line and a close, and reports a peer that closed TCP without a
+ * close_notify (RFC 8446 §6.1: a truncation the framing above then sees as a lost connection).
+ */
+final class TlsLifecycle extends ChannelDuplexHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(TlsLayer.class);
+
+    private final Consumer<ChannelPipeline> afterHandshake;
+    private final Promise<Channel> handshake;
+    private final Supplier<Future<Channel>> closeNotifyReceived;
+    private final long timeoutMillis;
+    private TlsException firstError;
+    private boolean established;
+    private boolean closing;
+
+    TlsLifecycle(Consumer<ChannelPipeline> afterHandshake, Promise<Channel> handshake,
+                 Supplier<Future<Channel>> closeNotifyReceived, long timeoutMillis) {
+        this.afterHandshake = afterHandshake;
+        this.handshake = handshake;
+        this.closeNotifyReceived = closeNotifyReceived;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (!(evt instanceof SslHandshakeCompletionEvent)) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        SslHandshakeCompletionEvent e = (SslHandshakeCompletionEvent) evt;
+        if (e.isSuccess()) {
+            established = true;
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("TLS with {} established: {}", ctx.channel().remoteAddress(), describeSession(ctx));
+            }
+            afterHandshake.accept(ctx.pipeline());
+            handshake.trySuccess(ctx.channel());
+            return;
+        }
+        TlsException failure = firstError != null ? firstError : classify(e.cause());
+        fail(ctx, failure);
+    }
+
+    private void fail(ChannelHandlerContext ctx, TlsException failure) {
+        if (handshake.tryFailure(failure)) {
+            LOG.warn("TLS with {} failed: {}", ctx.channel().remoteAddress(), failure.getMessage());
+        }
+        closing = true;
+        // after what the TLS handler is still writing in this event (its fatal alert) has been queued
+        ctx.executor().execute(() -> ctx.channel().close());
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (!established) {
+            if (firstError == null) {
+                firstError = c instanceof TlsException ? (TlsException) c : classify(c);
+            }
+            if (c instanceof TlsException) {
+                fail(ctx, firstError);
+            }
+            return; // the TLS handler fails the handshake too; one line is logged there
+        }
+        if (c instanceof SSLException) {
+            if (!closing) {
+                closing = true;
+                TlsException e = new TlsException(TlsException.Kind.BAD_RECORD, "TLS connection failed: " + reason(c), c);
+                TlsLayer.recordFailure(ctx.channel(), e);
+                LOG.warn("TLS with {} failed, closing: {}", ctx.channel().remoteAddress(), reason(c));
+            }
+            ctx.channel().close();
+            return;
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        closing = true;
+        ctx.close(promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (established && !closing && !closeNotifyReceived.get().isSuccess()) {
+            LOG.warn("{} closed TCP without a TLS close_notify: the stream may be truncated; what it carried"
+                    + " after the last complete FPDU is discarded", ctx.channel().remoteAddress());
+        }
+        super.channelInactive(ctx);
+    }
+
+    private TlsException classify(Throwable c) {
+        if (c instanceof TlsException) {
+            return (TlsException) c;
+        }
+        if (c instanceof SslHandshakeTimeoutException) {
+            return new TlsException(TlsException.Kind.HANDSHAKE_TIMEOUT,
+                    "no TLS handshake within " + timeoutMillis + " ms", c);
+        }
+        if (c instanceof ClosedChannelException) {
+            return new TlsException(TlsException.Kind.HANDSHAKE,
+                    "the peer closed the connection during the TLS handshake (is it a TLS peer?)", c);
+        }
+        return new TlsException(TlsException.Kind.HANDSHAKE, "TLS handshake failed: " + reason(c), c);
+    }
+
+    /** What happened, in TLS terms: the alert the peer sent, or ours with its reason (a certificate's). */
+    static String reason(Throwable t) {
+        String certificate = null;
+        TlsFatalAlert sent = null;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof TlsFatalAlertReceived) {
+                return "the peer sent TLS alert " + AlertDescription.getText(((TlsFatalAlertReceived) c).getAlertDescription());
+            }
+            if (c instanceof TlsFatalAlert && sent == null) {
+                sent = (TlsFatalAlert) c;
+            }
+            if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null) {
+                certificate = c.getMessage();
+            }
+        }
+        if (certificate != null) {
+            return certificate + (sent != null ? " (we sent TLS alert " + AlertDescription.getText(sent.getAlertDescription()) + ")" : "");
+        }
+        if (sent != null) {
+            return "we sent TLS alert " + sent.getMessage();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    private static String describeSession(ChannelHandlerContext ctx) {
+        io.netty.handler.ssl.SslHandler ssl = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (ssl == null) {
+            return "external PSK";
+        }
+        SSLSession s = ssl.engine().getSession();
+        return s.getProtocol() + " " + s.getCipherSuite();
+    }
+}

@@ -1,0 +1,198 @@
+package dev.iwarp.bootstrap.tls;
+
+import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.IftFraming;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.ift.IftSettings;
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.Transport;
+import dev.iwarp.mpa.MpaFramer;
+import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RecvRequest;
+import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.verbs.WcOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every RDMA operation between two {@link IwarpStack}s over MPA inside TLS 1.3 on 127.0.0.1, NIO and
+ * epoll: certificates with client authentication, and an external PSK; sizes 0, 1, MULPDU-1, MULPDU,
+ * MULPDU+1, 1 MiB and 16 MiB, where MULPDU comes from the TLS record size; and IFT in TLS.
+ */
+class TlsStackLoopbackTest {
+    /** RFC 5044 §4.5 with EMSS = the TLS record payload 16384 (no markers). */
+    static final int MULPDU = MpaFramer.mulpdu(TlsSettings.MAX_RECORD_PAYLOAD, false);
+
+    private static final Framing MPA = MpaFraming.of(MpaSettings.defaults());
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<ByteBuf> buffers = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+        buffers.forEach(ByteBuf::release);
+    }
+
+    static Stream<Arguments> certificateCases() {
+        List<Arguments> a = new ArrayList<>();
+        for (Transport t : Transport.values()) {
+            for (int size : new int[] {0, 1, MULPDU - 1, MULPDU, MULPDU + 1, 1 << 20, 16 << 20}) {
+                a.add(Arguments.of(t, size));
+            }
+        }
+        return a.stream();
+    }
+
+    static Stream<Arguments> pskCases() {
+        List<Arguments> a = new ArrayList<>();
+        for (Transport t : Transport.values()) {
+            for (int size : new int[] {0, 1, MULPDU - 1, MULPDU, MULPDU + 1, 1 << 20, 16 << 20}) {
+                a.add(Arguments.of(t, size));
+            }
+        }
+        return a.stream();
+    }
+
+    @ParameterizedTest(name = "{0} certificates, client auth, size {1}")
+    @MethodSource("certificateCases")
+    void everyOperationWithCertificates(Transport transport, int size) throws Exception {
+        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(), MPA);
+    }
+
+    @ParameterizedTest(name = "{0} IFT in TLS, size {1}")
+    @CsvSource({"NIO, 1", "EPOLL, 1048576"})
+    void everyOperationOverIftInTls(Transport transport, int size) throws Exception {
+        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(),
+                IftFraming.of(IftSettings.defaults()));
+    }
+
+    @ParameterizedTest(name = "{0} external PSK, size {1}")
+    @MethodSource("pskCases")
+    void everyOperationWithPsk(Transport transport, int size) throws Exception {
+        everyOperation(transport, size, TlsFixtures.psk(TlsFixtures.PSK), TlsFixtures.psk(TlsFixtures.PSK), MPA);
+    }
+
+    private void everyOperation(Transport transport, int size, TlsSettings serverTls, TlsSettings clientTls,
+                                Framing framing) throws Exception {
+        Assumptions.assumeTrue(transport != Transport.EPOLL || Transport.auto() == Transport.EPOLL, "no epoll here");
+        IwarpStack server = stack(transport);
+        IwarpStack client = stack(transport);
+        int room = Math.max(size, 16);
+        ProtectionDomain spd = server.allocPd();
+        MemoryRegion target = spd.register(buffer(room, 0), Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                Access.REMOTE_READ, Access.REMOTE_ATOMIC);
+        MemoryRegion recv = spd.register(buffer(2 * room, 0), Access.LOCAL_WRITE);
+        CompletionQueue sRcq = new CompletionQueue();
+        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
+                framing, serverTls, req -> {
+                    QueuePair qp = req.accept(spd, new CompletionQueue(), sRcq, new byte[0]);
+                    qp.postRecv(RecvRequest.of(100, recv.slice(0, size)));
+                    qp.postRecv(RecvRequest.of(101, recv.slice(room, size)));
+                    qp.postRecv(RecvRequest.of(102, recv.slice(0, 0)));
+                });
+        ProtectionDomain cpd = client.allocPd();
+        MemoryRegion src = cpd.register(buffer(room, 7), Access.LOCAL_WRITE);
+        MemoryRegion sink = cpd.register(buffer(room, 0), Access.LOCAL_WRITE);
+        MemoryRegion result = cpd.register(buffer(16, 0), Access.LOCAL_WRITE);
+        ConnectOptions opts = ConnectOptions.of(cpd).framing(framing).tls(clientTls);
+        QueuePair qp = client.connect(listener.localAddress(), opts).get(20, TimeUnit.SECONDS);
+        if (framing == MPA) {
+            assertEquals(MULPDU, qp.connectionParameters().framing(MpaParameters.class).mulpdu(), "MULPDU from the record size");
+        }
+
+        qp.postSend(SendRequest.rdmaWrite(1, src.slice(0, size), target.stag(), target.iova()));
+        qp.postSend(SendRequest.rdmaRead(2, sink.slice(0, size), target.stag(), target.iova()));
+        qp.postSend(SendRequest.send(3, src.slice(0, size)));
+        qp.postSend(SendRequest.send(4, src.slice(0, size)).solicited());
+        qp.postSend(SendRequest.immediateData(5, 0xCAFEL));
+        for (int wr = 1; wr <= 5; wr++) {
+            Completion c = take(opts.sendCq());
+            assertTrue(c.isSuccess(), c::toString);
+            assertEquals(wr, c.wrId());
+        }
+        byte[] expected = new byte[size];
+        src.memory().getBytes(0, expected);
+        byte[] got = new byte[size];
+        target.memory().getBytes(0, got);
+        assertArrayEquals(expected, got, "Write");
+        sink.memory().getBytes(0, got);
+        assertArrayEquals(expected, got, "Read");
+        Completion r1 = take(sRcq);
+        assertEquals(size, r1.byteLength());
+        recv.memory().getBytes(0, got);
+        assertArrayEquals(expected, got, "Send");
+        Completion r2 = take(sRcq);
+        assertTrue(r2.solicited());
+        recv.memory().getBytes(room, got);
+        assertArrayEquals(expected, got, "Send with Solicited Event");
+        Completion r3 = take(sRcq);
+        assertEquals(WcOpcode.RECV_IMMEDIATE, r3.opcode());
+        assertEquals(0xCAFEL, r3.immediateData());
+
+        // the atomics (RFC 7306) on the first 8 octets of the target
+        long before = target.memory().getLong(0);
+        qp.postSend(SendRequest.fetchAdd(6, result.slice(0, 8), target.stag(), target.iova(), 5, 0));
+        qp.postSend(SendRequest.compareSwap(7, result.slice(8, 8), target.stag(), target.iova(), before + 5, -1L, 42, -1L));
+        for (int wr = 6; wr <= 7; wr++) {
+            Completion c = take(opts.sendCq());
+            assertTrue(c.isSuccess(), c::toString);
+        }
+        assertEquals(before, result.memory().getLong(0), "fetch-add returned the original");
+        assertEquals(before + 5, result.memory().getLong(8), "compare-swap returned the added value");
+        assertEquals(42, target.memory().getLong(0));
+        qp.close().await(5, TimeUnit.SECONDS);
+        listener.close().sync();
+    }
+
+    private IwarpStack stack(Transport t) {
+        IwarpStack s = IwarpStack.builder().transport(t).threads(1).build();
+        closeables.add(s);
+        return s;
+    }
+
+    private ByteBuf buffer(int size, int seed) {
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+        byte[] content = new byte[size];
+        for (int i = 0; i < size; i++) {
+            content[i] = (byte) (i * 13 + seed);
+        }
+        b.writeBytes(content);
+        buffers.add(b);
+        return b;
+    }
+
+    static Completion take(CompletionQueue cq) throws InterruptedException {
+        Completion c = cq.take(30, TimeUnit.SECONDS);
+        assertNotNull(c, "completion timed out");
+        return c;
+    }
+}
