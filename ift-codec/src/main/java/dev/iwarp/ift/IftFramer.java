@@ -132,11 +132,21 @@ public class IftFramer extends IftDuplexDecoder {
      * thread it is handed to the channel's event loop.
      */
     public void closeAfterFlush() {
+        closeAfterFlush(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * As {@link #closeAfterFlush()}, but runs {@code then} instead of closing once the frames written so far
+     * are on the wire (e.g. to close only the output and drain the input first, so that the kernel does not
+     * answer the peer's unread octets with a reset that can destroy a Terminate). From then on inbound octets
+     * are discarded.
+     */
+    public void closeAfterFlush(ChannelFutureListener then) {
         if (ctx == null) {
             throw new IllegalStateException("not added to a pipeline yet");
         }
         if (!ctx.executor().inEventLoop()) {
-            ctx.executor().execute(this::closeAfterFlush);
+            ctx.executor().execute(() -> closeAfterFlush(then));
             return;
         }
         if (closing) {
@@ -144,13 +154,17 @@ public class IftFramer extends IftDuplexDecoder {
         }
         closing = true;
         ctx.flush();
-        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(then);
     }
 
     // ---------------------------------------------------------------- inbound
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (closing) { // nothing is delivered once the stream closes (RFC 5040 §5.4 / §6.2.1)
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         for (;;) {
             switch (state) {
                 case PREFIX: {
@@ -291,7 +305,7 @@ public class IftFramer extends IftDuplexDecoder {
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // ByteToMessageDecoder has decoded every complete frame already
-        if (state == State.FAILED || !in.isReadable()) {
+        if (closing || state == State.FAILED || !in.isReadable()) {
             in.skipBytes(in.readableBytes());
             return;
         }

@@ -142,7 +142,7 @@ final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
 
             @Override
             public void closeAfterFlush() {
-                framer.closeAfterFlush();
+                framer.closeAfterFlush(LingeringClose.INSTANCE);
             }
 
             @Override

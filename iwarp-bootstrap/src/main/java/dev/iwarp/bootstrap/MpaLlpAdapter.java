@@ -113,7 +113,7 @@ final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
 
             @Override
             public void closeAfterFlush() {
-                framer.closeAfterFlush();
+                framer.closeAfterFlush(LingeringClose.INSTANCE);
             }
 
             @Override

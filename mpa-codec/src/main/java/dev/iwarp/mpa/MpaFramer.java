@@ -158,13 +158,23 @@ public class MpaFramer extends MpaDuplexDecoder {
      * complete FPDU). FPDUs still held by rule 4 never leave. Call on the event loop; idempotent.
      */
     public void closeAfterFlush() {
+        closeAfterFlush(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * As {@link #closeAfterFlush()}, but runs {@code then} instead of closing once the FPDUs written so far
+     * are on the wire (e.g. to close only the output and drain the input first, so that the kernel does not
+     * answer the peer's unread octets with a reset that can destroy a Terminate). From then on inbound octets
+     * are discarded. Call on the event loop; idempotent.
+     */
+    public void closeAfterFlush(ChannelFutureListener then) {
         if (closing || ctx == null) {
             return;
         }
         closing = true;
         flush(ctx);
         // an empty buffer written below the framer completes after everything written before it
-        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(then);
     }
 
     /**
@@ -210,6 +220,10 @@ public class MpaFramer extends MpaDuplexDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (closing) { // RFC 5040 §5.4 / §6.2.1: nothing is delivered once the stream closes
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         for (;;) {
             switch (state) {
                 case READ_HEADER: {
