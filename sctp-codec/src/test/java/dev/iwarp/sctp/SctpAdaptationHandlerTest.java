@@ -159,9 +159,11 @@ class SctpAdaptationHandlerTest {
     }
 
     @Test
-    void noHelloWithinTheTimeoutIsI1() {
+    void noHelloWithinTheTimeoutIsI1() throws Exception {
         Top top = new Top();
-        ShimChannels.Channel ch = shim(hello().toBuilder().helloTimeoutMillis(500).build(), top);
+        SctpSettings s = hello().toBuilder().helloTimeoutMillis(500).build();
+        ShimChannels.Channel ch = ShimChannels.Channel.frozen(new SctpAdaptationHandler(s), new SctpPlacementCodec(s),
+                new AwsSequencer(s), top);
         ((SctpMessage) ch.readOutbound()).release();
         ch.writeInbound(SctpVectors.message(bytes(SctpVectors.S1)));
         ch.advanceTimeBy(499, TimeUnit.MILLISECONDS);

@@ -28,8 +28,23 @@ final class ShimChannels {
         }
 
         private Channel(Errors errors, ChannelHandler[] handlers) {
-            super(append(handlers, errors));
+            this(errors, handlers, true);
+        }
+
+        private Channel(Errors errors, ChannelHandler[] handlers, boolean register) {
+            super(register, false, append(handlers, errors));
             this.errors = errors;
+        }
+
+        /**
+         * As the constructor, with the channel's clock frozen before any handler can schedule a timeout, so
+         * that {@link #advanceTimeBy} is exact however loaded the machine is.
+         */
+        static Channel frozen(ChannelHandler... handlers) throws Exception {
+            Channel ch = new Channel(new Errors(), handlers, false);
+            ch.freezeTime();
+            ch.register();
+            return ch;
         }
 
         private static ChannelHandler[] append(ChannelHandler[] handlers, ChannelHandler last) {
