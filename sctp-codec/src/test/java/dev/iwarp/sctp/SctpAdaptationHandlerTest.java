@@ -159,7 +159,7 @@ class SctpAdaptationHandlerTest {
     }
 
     @Test
-    void noHelloWithinTheTimeoutIsI1() throws Exception {
+    void noHelloWithinTheTimeoutIsI1() {
         Top top = new Top();
         SctpSettings s = hello().toBuilder().helloTimeoutMillis(500).build();
         ShimChannels.Channel ch = ShimChannels.Channel.frozen(new SctpAdaptationHandler(s), new SctpPlacementCodec(s),

@@ -28,22 +28,20 @@ final class ShimChannels {
         }
 
         private Channel(Errors errors, ChannelHandler[] handlers) {
-            this(errors, handlers, true);
-        }
-
-        private Channel(Errors errors, ChannelHandler[] handlers, boolean register) {
-            super(register, false, append(handlers, errors));
+            super(append(handlers, errors));
             this.errors = errors;
         }
 
         /**
          * As the constructor, with the channel's clock frozen before any handler can schedule a timeout, so
-         * that {@link #advanceTimeBy} is exact however loaded the machine is.
+         * that {@link #advanceTimeBy} is exact however loaded the machine is (the handlers are added to the
+         * registered, active channel, as a ULP upgrade would).
          */
-        static Channel frozen(ChannelHandler... handlers) throws Exception {
-            Channel ch = new Channel(new Errors(), handlers, false);
+        static Channel frozen(ChannelHandler... handlers) {
+            Channel ch = new Channel(new Errors(), new ChannelHandler[0]);
             ch.freezeTime();
-            ch.register();
+            ch.pipeline().addFirst(handlers);
+            ch.runPendingTasks(); // the handler starts once the pipeline is complete
             return ch;
         }
 
