@@ -79,7 +79,7 @@ class IftCommandsTest {
             Run send = run("bench", at, "--wire", "ift", "--op", "send", "--size", "1000", "--iterations", "30",
                     "--ift-send-crc", "none");
             assertEquals(0, send.code(), send.err() + send.out());
-            assertTrue(send.out().contains("bench send: 1000 octets x 30, depth 1, 1 connection(s), IFT CRC none"),
+            assertTrue(send.out().contains("bench send: 1000 octets x 30, depth 16, 1 connection(s), IFT CRC none"),
                     send.out());
             assertEquals(5, s.accepted());
         }
