@@ -15,11 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RdmaDevice implements AutoCloseable {
     /**
-     * Default {@link #maxReadSize()}: 16 MiB. A Read Request is 28 octets and its response may be up to 2^32-1; the
-     * bound keeps what one small request makes this host send in proportion (RFC 5042: a peer's requests must not
-     * consume unbounded resources), while Reads of whole large regions remain possible by raising it.
+     * Default {@link #maxReadSize()}: 0, no limit beyond the region, as an RNIC's 2^31 message size. Read Responses
+     * are segmented lazily as the socket takes them, so a large Read costs the responder bandwidth, not memory; a
+     * server that must bound what one 28-octet request makes it send sets a limit ({@code serve}: 1 MiB).
      */
-    public static final int DEFAULT_MAX_READ_SIZE = 16 << 20;
+    public static final int DEFAULT_MAX_READ_SIZE = 0;
 
     private final TaggedBufferTable table = new TaggedBufferTable();
     private final AtomicInteger pdIds = new AtomicInteger();
