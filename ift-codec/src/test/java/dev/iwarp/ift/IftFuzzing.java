@@ -1,0 +1,114 @@
+package dev.iwarp.ift;
+
+import dev.iwarp.testkit.fuzz.FuzzChecks;
+import dev.iwarp.testkit.fuzz.TrackingAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the IFT fuzz targets share: the typed errors, the application end, draining. */
+final class IftFuzzing {
+    private IftFuzzing() {
+    }
+
+    static final List<Class<? extends Throwable>> TYPED = List.of(IftException.class, ClosedChannelException.class);
+
+    /** The octets node A's codec sends for {@code ulpdus} (each must hold at least a DDP control octet). */
+    static byte[] frame(IftParameters a, List<byte[]> ulpdus, TrackingAllocator alloc) {
+        EmbeddedChannel tx = channel(alloc, new IftFramer(a));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        List<byte[]> accepted = new ArrayList<>();
+        for (byte[] u : ulpdus) {
+            try {
+                tx.writeOutbound(alloc.heapBuffer(u.length).writeBytes(u));
+                accepted.add(u);
+            } catch (RuntimeException refused) {
+                // a ULPDU the sender refuses (e.g. shorter than the DDP header it announces) is not sent
+            }
+            for (Object o; (o = tx.readOutbound()) != null; ) {
+                ByteBuf buf = (ByteBuf) o;
+                byte[] octets = new byte[buf.readableBytes()];
+                buf.readBytes(octets);
+                buf.release();
+                out.writeBytes(octets);
+            }
+        }
+        ulpdus.clear();
+        ulpdus.addAll(accepted);
+        finish(tx);
+        return out.toByteArray();
+    }
+
+    static EmbeddedChannel channel(TrackingAllocator alloc, ChannelHandler... handlers) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.config().setAllocator(alloc);
+        ch.pipeline().addLast(handlers);
+        return ch;
+    }
+
+    static void check(App app, TrackingAllocator alloc) {
+        app.exceptions.forEach(t -> FuzzChecks.assertTyped(t, TYPED));
+        FuzzChecks.assertNoUntypedLogged(TYPED);
+        alloc.assertAllReleased();
+    }
+
+    static void finish(EmbeddedChannel ch) {
+        try {
+            ch.finishAndReleaseAll();
+        } catch (Throwable t) {
+            FuzzChecks.assertTyped(t, TYPED);
+            ch.releaseInbound();
+            ch.releaseOutbound();
+        }
+    }
+
+    static void drain(EmbeddedChannel ch) {
+        ch.runPendingTasks();
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            ReferenceCountUtil.release(o);
+        }
+    }
+
+    /** The application end: keeps ULPDUs (copied, released), errors and the completion. */
+    static final class App extends ChannelInboundHandlerAdapter {
+        final List<byte[]> received = new ArrayList<>();
+        final List<Throwable> exceptions = new ArrayList<>();
+        IftAdaptionCompletionEvent completion;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                byte[] a = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), a);
+                received.add(a);
+            } finally {
+                b.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            exceptions.add(cause);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IftAdaptionCompletionEvent) {
+                if (completion != null) {
+                    throw new AssertionError("two completion events");
+                }
+                completion = (IftAdaptionCompletionEvent) evt;
+            }
+        }
+    }
+}
