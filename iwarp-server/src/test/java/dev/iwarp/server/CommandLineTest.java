@@ -200,7 +200,7 @@ class CommandLineTest {
 
     private static final Pattern OPTION = Pattern.compile("(?<![\\w-])(--?[a-zA-Z][a-zA-Z0-9-]*)");
     /** An option named after its command ("serve --echo", "ping -C 10 -v"). */
-    private static final Pattern OTHER_COMMAND = Pattern.compile("\\b(serve|ping|bench|demo|probe|sendrecv)( \\S+){0,2} $");
+    private static final Pattern OTHER_COMMAND = Pattern.compile("\\b(serve|ping|bench|demo|probe|sendrecv)( \\S+){0,3} $");
 
     /** Help never names a file users lack nor an option the command lacks (another command's, when named, is fine). */
     @ParameterizedTest(name = "{0} --help")
