@@ -89,6 +89,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            java.net.InetAddress.getByName(address);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("--address: unknown host '" + address + "'");
+        }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
         if (wire.vitcp()) {

@@ -124,6 +124,7 @@ class CommandLineTest {
             "sendrecv host.invalid         | sendrecv: unknown host 'host.invalid'",
             "probe --case markers [::1     | probe: '[::1': missing ']'",
             "bench 127.0.0.1:x             | '127.0.0.1:x': the port 'x' is not a number",
+            "serve --address host.invalid  | serve: --address: unknown host 'host.invalid'",
     })
     void badPeersAreSaidInWords(String line, String expected) {
         Run r = run(line.trim().split(" +"));
@@ -178,6 +179,10 @@ class CommandLineTest {
             assertEquals(1, r.exit(), r.toString());
             assertTrue(r.out().contains("the peer closed the connection without an error message"), r.out());
             assertTrue(r.out().contains("start it with serve --echo"), r.out());
+            // the server's side of it, kept by the test log rather than printed
+            assertTrue(dev.iwarp.testkit.TestLog.messages(ch.qos.logback.classic.Level.WARN).stream().anyMatch(m ->
+                    m.endsWith("advertised 1835954032 octets, more than the 65536-octet session buffer; closing")),
+                    () -> dev.iwarp.testkit.TestLog.messages(ch.qos.logback.classic.Level.WARN).toString());
         }
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
                 .withEchoOnly(true), IwarpStack.builder().threads(1).build(), true)) {
