@@ -14,11 +14,11 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
- * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v} against it, in one JVM, over
+ * {@code demo}: {@code serve} on 127.0.0.1 (ephemeral port) and {@code ping -C 10 -v -V} against it, in one JVM, over
  * iWARP, ({@code --wire vitcp}) VI/TCP or ({@code --wire ift}) DDP/RDMAP over IFT.
  */
 @Command(name = "demo",
-        description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v against it, print what happened.")
+        description = "Start serve on 127.0.0.1 (ephemeral port), run ping -C 10 -v -V against it, print what happened.")
 final class DemoCommand implements Callable<Integer> {
     static final int PINGS = 10;
     static final int SIZE = 64;
@@ -59,7 +59,7 @@ final class DemoCommand implements Callable<Integer> {
                 : RpingServer.start(config, serverStack.build(), true);
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(clientStack)) {
-            out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
+            out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v -V%n", server.localAddress(),
                     wire.vitcp() ? "VI/TCP, nio" : (wire.ift() ? "IFT, " : "")
                             + server.stack().transport().name().toLowerCase(), PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);

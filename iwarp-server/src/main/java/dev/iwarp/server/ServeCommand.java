@@ -126,6 +126,11 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
                     + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
         }
+        try {
+            java.net.InetAddress.getByName(address);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("--address: unknown host '" + address + "'");
+        }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));

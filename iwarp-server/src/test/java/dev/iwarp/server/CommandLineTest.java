@@ -124,6 +124,7 @@ class CommandLineTest {
             "sendrecv host.invalid         | sendrecv: unknown host 'host.invalid'",
             "probe --case markers [::1     | probe: '[::1': missing ']'",
             "bench 127.0.0.1:x             | '127.0.0.1:x': the port 'x' is not a number",
+            "serve --address host.invalid  | serve: --address: unknown host 'host.invalid'",
     })
     void badPeersAreSaidInWords(String line, String expected) {
         Run r = run(line.trim().split(" +"));
@@ -178,6 +179,10 @@ class CommandLineTest {
             assertEquals(1, r.exit(), r.toString());
             assertTrue(r.out().contains("the peer closed the connection without an error message"), r.out());
             assertTrue(r.out().contains("start it with serve --echo"), r.out());
+            // the server's side of it, kept by the test log rather than printed
+            assertTrue(dev.iwarp.testkit.TestLog.messages(ch.qos.logback.classic.Level.WARN).stream().anyMatch(m ->
+                    m.endsWith("advertised 1835954032 octets, more than the 65536-octet session buffer; closing")),
+                    () -> dev.iwarp.testkit.TestLog.messages(ch.qos.logback.classic.Level.WARN).toString());
         }
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
                 .withEchoOnly(true), IwarpStack.builder().threads(1).build(), true)) {
@@ -200,7 +205,7 @@ class CommandLineTest {
 
     private static final Pattern OPTION = Pattern.compile("(?<![\\w-])(--?[a-zA-Z][a-zA-Z0-9-]*)");
     /** An option named after its command ("serve --echo", "ping -C 10 -v"). */
-    private static final Pattern OTHER_COMMAND = Pattern.compile("\\b(serve|ping|bench|demo|probe|sendrecv)( \\S+){0,2} $");
+    private static final Pattern OTHER_COMMAND = Pattern.compile("\\b(serve|ping|bench|demo|probe|sendrecv)( \\S+){0,3} $");
 
     /** Help never names a file users lack nor an option the command lacks (another command's, when named, is fine). */
     @ParameterizedTest(name = "{0} --help")

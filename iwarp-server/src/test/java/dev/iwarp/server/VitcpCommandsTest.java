@@ -77,7 +77,7 @@ class VitcpCommandsTest {
     void demoOverVitcp() {
         Run demo = run("demo", "--wire", "vitcp");
         assertEquals(0, demo.code(), demo.err() + demo.out());
-        assertTrue(demo.out().contains("(VI/TCP, nio), ping -C 10 -S 64 -v"), demo.out());
+        assertTrue(demo.out().contains("(VI/TCP, nio), ping -C 10 -S 64 -v -V"), demo.out());
         assertTrue(demo.out().contains("10/10 pings of 64 octets verified"), demo.out());
         assertTrue(demo.out().contains("server: 10 RDMA Reads (640 octets), 10 RDMA Writes (640 octets), 20 Sends"),
                 demo.out());
