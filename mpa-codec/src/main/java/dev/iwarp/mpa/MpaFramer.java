@@ -74,6 +74,8 @@ public class MpaFramer extends MpaDuplexDecoder {
     private final CRC32C txCrc = new CRC32C();
     /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
     private final byte[] scratch = new byte[MARKER_LENGTH + MARKER_LENGTH + CRC_LENGTH];
+    /** CRC input for small pieces of a composite ULPDU (a DDP header is 14 or 18 octets). */
+    private final byte[] pieceScratch = new byte[64];
 
     private State state = State.READ_HEADER;
     /** Octets received since this direction's SeqStart (mod 2^32; only mod 512 matters). */
@@ -416,6 +418,12 @@ public class MpaFramer extends MpaDuplexDecoder {
         int index = ulpdu.readerIndex();
         int remaining = length;
         boolean ulpduWritten = false;
+        if (!markersTx && ulpdu instanceof CompositeByteBuf && length > 0) {
+            writePieces(ctx, (CompositeByteBuf) ulpdu);
+            txPos += length;
+            remaining = 0;
+            ulpduWritten = true;
+        }
         // with markers the payload is CRC'd in up to 127 pieces: take one NIO view for all of them
         ByteBuffer view = crc && markersTx && length > MARKER_INTERVAL && !ulpdu.hasArray()
                 && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
@@ -466,6 +474,35 @@ public class MpaFramer extends MpaDuplexDecoder {
                     Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
         }
         ctx.write(tail, promise);
+    }
+
+    /**
+     * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
+     * writev then takes each piece's memory directly, where a composite needs NIO views built for
+     * every write (issue 13). Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
+     */
+    private void writePieces(ChannelHandlerContext ctx, CompositeByteBuf ulpdu) {
+        int at = ulpdu.readerIndex();
+        int end = ulpdu.writerIndex();
+        for (int i = ulpdu.toComponentIndex(at); at < end; i++) {
+            ByteBuf piece = ulpdu.internalComponent(i);
+            int skip = at - ulpdu.toByteIndex(i);
+            int from = piece.readerIndex() + skip;
+            int n = Math.min(piece.readableBytes() - skip, end - at);
+            if (n == 0) {
+                continue;
+            }
+            if (crc && n <= pieceScratch.length) {
+                piece.getBytes(from, pieceScratch, 0, n);
+                txCrc.update(pieceScratch, 0, n);
+            } else if (crc) {
+                Crc32c.update(txCrc, piece, from, n);
+            }
+            ctx.write(skip == 0 && n == piece.readableBytes() ? piece.retain() : piece.retainedSlice(from, n),
+                    ctx.voidPromise());
+            at += n;
+        }
+        ulpdu.release();
     }
 
     private void writeMarker(ChannelHandlerContext ctx, ByteBufAllocator alloc, int fpduPtr) {

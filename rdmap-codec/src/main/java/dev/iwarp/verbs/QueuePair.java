@@ -19,7 +19,11 @@ public final class QueuePair {
 
     /** Posts a send-queue request. Requests posted before the stream is in RTS wait for it. */
     public void postSend(SendRequest request) {
-        engine.submit(() -> engine.stream().requester.postSend(request));
+        if (engine.inEventLoop()) {
+            engine.stream().requester.postSend(request); // e.g. from a completion listener: no task object
+        } else {
+            engine.submit(() -> engine.stream().requester.postSend(request));
+        }
     }
 
     /**
@@ -29,8 +33,13 @@ public final class QueuePair {
      */
     public void postRecv(RecvRequest request) {
         Responder responder = engine.stream().responder;
-        responder.postRecvFromAnyThread(request);
-        engine.submit(responder::takePosted);
+        if (engine.inEventLoop()) {
+            responder.takePosted(); // receives posted earlier from other threads keep their place
+            responder.postRecv(request);
+        } else {
+            responder.postRecvFromAnyThread(request);
+            engine.submit(responder::takePosted);
+        }
     }
 
     public QpState state() {

@@ -69,6 +69,12 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     /** Runs {@code task} on the event loop (at once when already there; queued until the engine is added). */
+    /** Attached to a pipeline and called on its event loop: work can run now, without a task. */
+    boolean inEventLoop() {
+        ChannelHandlerContext c = stream.ctx;
+        return c != null && c.executor().inEventLoop();
+    }
+
     void submit(Runnable task) {
         ChannelHandlerContext c = stream.ctx;
         if (c == null) {
