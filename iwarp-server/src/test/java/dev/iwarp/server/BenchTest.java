@@ -1,7 +1,15 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.BlockingCompletions;
+import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +105,37 @@ class BenchTest {
         assertEquals(3, BenchHello.grant(65536, 3));
         assertEquals(0, BenchHello.grant(65537, 3));
         assertEquals(0, BenchHello.grant(0, 3));
+    }
+
+    @Test
+    void serveAnswersOneHelloPerConnectionAndEchoesAnyLaterOne() throws Exception {
+        ClientWire wire = IwarpWire.client(clientStack);
+        WireDomain domain = wire.allocDomain();
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(4 * BenchHello.LENGTH);
+        WireRegion region = domain.register(memory, WireAccess.LOCAL_WRITE);
+        BlockingCompletions cq = new BlockingCompletions();
+        WireConnection conn = wire.connect(server.localAddress(), domain, false, 1, cq, c -> { }, 10_000);
+        try {
+            // a refused hello (size 0: no receives) leaves the connection working with its one receive
+            BenchHello.writeRequest(memory, 0, 0, 8);
+            conn.postRecv(1, region, 2 * BenchHello.LENGTH, BenchHello.LENGTH);
+            conn.postSend(2, region, 0, BenchHello.LENGTH);
+            assertEquals(BenchHello.LENGTH, cq.take(true, 10_000, "the answer").byteLength());
+            assertTrue(BenchHello.isAnswer(memory, 2 * BenchHello.LENGTH, BenchHello.LENGTH));
+            assertEquals(0, BenchHello.depth(memory, 2 * BenchHello.LENGTH));
+            // a second hello is an ordinary Send: echoed, and serve allocates nothing more for it
+            BenchHello.writeRequest(memory, 0, 100, 8);
+            conn.postRecv(3, region, 2 * BenchHello.LENGTH, BenchHello.LENGTH);
+            conn.postSend(4, region, 0, BenchHello.LENGTH);
+            assertEquals(BenchHello.LENGTH, cq.take(true, 10_000, "the echo").byteLength());
+            assertTrue(BenchHello.isRequest(memory, 2 * BenchHello.LENGTH, BenchHello.LENGTH), "echoed unchanged");
+            assertTrue(server.lastSession().awaitCounts(0, 0, 2, 10_000));
+            assertEquals(1, server.lastSession().echoes());
+        } finally {
+            conn.channel().close().awaitUninterruptibly();
+            region.deregister();
+            memory.release();
+        }
     }
 
     @Test
