@@ -18,9 +18,16 @@ size=4096
 command -v jcmd >/dev/null || { echo "run-jar-soak: needs jcmd (a JDK)" >&2; exit 2; }
 dir="$(mktemp -d)"
 log="$dir/serve.log"
-# 4 slots of 4 KiB per connection in the target region, shared or not
+# 4 slots of 4 KiB per connection: a serve that gives each connection its own target region (it then
+# has --shared-target) needs 16 KiB each, one shared region 16 KiB times the connections; a serve that
+# caps connections per source address must let all of ours (one address) in
+help="$(java -jar "$jar" serve --help 2>&1 || true)"
+target=$((conns * size * 4))
+limits=(--max-connections $((conns + 8)))
+grep -q -- '--shared-target' <<<"$help" && target=$((size * 4))
+grep -q -- '--max-per-source' <<<"$help" && limits+=(--max-per-source $((conns + 8)))
 java -Dio.netty.leakDetection.level=paranoid -jar "$jar" serve --address 127.0.0.1 --port "$port" \
-    --max-connections $((conns + 8)) --target-size $((conns * size * 4)) 2>"$log" &
+    "${limits[@]}" --target-size "$target" 2>"$log" &
 serve=$!
 trap 'kill -9 $serve ${bench:-} 2>/dev/null || true; rm -rf "$dir"' EXIT
 wait_listening $serve "$log" run-jar-soak

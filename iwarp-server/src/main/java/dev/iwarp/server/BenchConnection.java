@@ -151,7 +151,8 @@ final class BenchConnection implements WireCompletionListener {
             return;
         }
         targetBase = base;
-        slots = s.verify() ? (int) Math.min(Math.min(s.depth(), share / s.size()), Math.max(1, MAX_BUFFER / s.size())) : 1;
+        slots = s.verify()
+                ? (int) Math.min(Math.min(s.depth(), share / s.size()), Math.max(1, MAX_BUFFER / s.size())) : 1;
         if (slots < 1) {
             throw new IOException("--verify needs " + s.size() + " octets of the server's target region per "
                     + "connection; its " + target.sizeUnsigned() + " octets are shared by too many connections "
@@ -202,8 +203,9 @@ final class BenchConnection implements WireCompletionListener {
 
     private void fill() {
         while (!stopPosting && posted < budget && next - completedAll() < depth && failure == null) {
-            post(next++);
-            posted++;
+            long it = next++;
+            posted++; // before posting: a completion may run inside the post call and look at the counts
+            post(it);
         }
     }
 

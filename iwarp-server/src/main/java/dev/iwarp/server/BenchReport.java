@@ -49,14 +49,14 @@ final class BenchReport {
 
     /** The result table (perftest's columns), the cost per message and a totals line. */
     static void text(PrintWriter out, Bench.Result r) {
-        out.printf(" %-10s %-14s %-18s %-21s %-14s%n", "#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
+        row(out, " %-10s %-14s %-18s %-21s %-14s", "#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
                 "MsgRate[Mpps]");
-        out.printf(Locale.ROOT, " %-10d %-14d %-18.2f %-21.2f %-14.6f%n", r.size(), r.iterations(), r.peakMbPerSecond(),
+        row(out, " %-10d %-14d %-18.2f %-21.2f %-14.6f", r.size(), r.iterations(), r.peakMbPerSecond(),
                 r.mbPerSecond(), r.messagesPerSecond() / 1e6);
         Histogram h = r.latency();
-        out.printf(" %-10s %-14s %-13s %-17s %-13s %-13s %-15s %-13s%n", "#bytes", "#iterations", "t_min[usec]",
+        row(out, " %-10s %-14s %-13s %-17s %-13s %-13s %-15s %-13s", "#bytes", "#iterations", "t_min[usec]",
                 "t_typical[usec]", "t_avg[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]");
-        out.printf(Locale.ROOT, " %-10d %-14d %-13.2f %-17.2f %-13.2f %-13.2f %-15.2f %-13.2f%n", r.size(),
+        row(out, " %-10d %-14d %-13.2f %-17.2f %-13.2f %-13.2f %-15.2f %-13.2f", r.size(),
                 r.iterations(), us(h.getMinValue()), us(h.getValueAtPercentile(50)), h.getMean() / 1e3,
                 us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()));
         out.println(RULE);
@@ -68,6 +68,10 @@ final class BenchReport {
         out.printf(Locale.ROOT, "  bytes %d, iterations %d, %.3f s, %.3f Gbit/s average%n", r.bytes(), r.iterations(),
                 r.nanos() / 1e9, r.gbitPerSecond());
         out.flush();
+    }
+
+    private static void row(PrintWriter out, String format, Object... values) {
+        out.println(String.format(Locale.ROOT, format, values).stripTrailing());
     }
 
     /** The figures as one flat record, in the order of the csv columns. */

@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised buffer into the
  * session buffer and an RDMA Write of the session buffer to it, each followed by a 16-octet zero "go ahead" Send;
  * a Send of any other length is echoed back. A {@link BenchHello} request from {@code bench --op send} gets up to
- * {@link BenchHello#MAX_DEPTH} receives posted for pipelined echoes and the answer how many. Written once against {@link WireConnection}: over iWARP the
- * advertisement names (TO, STag), over VI/TCP (virtual address, memory handle).
+ * {@link BenchHello#MAX_DEPTH} receives posted for pipelined echoes and the answer how many. Written once against
+ * {@link WireConnection}: over iWARP the advertisement names (TO, STag), over VI/TCP (virtual address, memory
+ * handle).
  *
  * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
  * Everything after {@code start} runs on the connection's event loop (completion callbacks).
@@ -125,7 +126,7 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void onReceive(int len) {
-        if (!echoOnly && ring == null && BenchHello.isRequest(recv.memory(), 0, len)) {
+        if (!echoOnly && answer == null && BenchHello.isRequest(recv.memory(), 0, len)) { // one hello per connection
             grantRing();
             return;
         }
@@ -210,8 +211,8 @@ public final class RpingSession implements WireCompletionListener {
 
     private void fail(long wrId, Enum<?> status) {
         if (!closed) {
-            String what = wrId == WR_RECV || wrId >= WR_RING_RECV && wrId < WR_RING_ECHO ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write"
-                    : "Send";
+            boolean receive = wrId == WR_RECV || wrId >= WR_RING_RECV && wrId < WR_RING_ECHO;
+            String what = receive ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write" : "Send";
             if (status.name().contains("FLUSH")) { // WR_FLUSH_ERR, FLUSHED: the connection is already going
                 LOG.debug("{} {} flushed; closing", peer, what);
             } else {

@@ -1,7 +1,15 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.BlockingCompletions;
+import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
+import dev.iwarp.server.wire.WireRegion;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,6 +108,37 @@ class BenchTest {
     }
 
     @Test
+    void serveAnswersOneHelloPerConnectionAndEchoesAnyLaterOne() throws Exception {
+        ClientWire wire = IwarpWire.client(clientStack);
+        WireDomain domain = wire.allocDomain();
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(4 * BenchHello.LENGTH);
+        WireRegion region = domain.register(memory, WireAccess.LOCAL_WRITE);
+        BlockingCompletions cq = new BlockingCompletions();
+        WireConnection conn = wire.connect(server.localAddress(), domain, false, 1, cq, c -> { }, 10_000);
+        try {
+            // a refused hello (size 0: no receives) leaves the connection working with its one receive
+            BenchHello.writeRequest(memory, 0, 0, 8);
+            conn.postRecv(1, region, 2 * BenchHello.LENGTH, BenchHello.LENGTH);
+            conn.postSend(2, region, 0, BenchHello.LENGTH);
+            assertEquals(BenchHello.LENGTH, cq.take(true, 10_000, "the answer").byteLength());
+            assertTrue(BenchHello.isAnswer(memory, 2 * BenchHello.LENGTH, BenchHello.LENGTH));
+            assertEquals(0, BenchHello.depth(memory, 2 * BenchHello.LENGTH));
+            // a second hello is an ordinary Send: echoed, and serve allocates nothing more for it
+            BenchHello.writeRequest(memory, 0, 100, 8);
+            conn.postRecv(3, region, 2 * BenchHello.LENGTH, BenchHello.LENGTH);
+            conn.postSend(4, region, 0, BenchHello.LENGTH);
+            assertEquals(BenchHello.LENGTH, cq.take(true, 10_000, "the echo").byteLength());
+            assertTrue(BenchHello.isRequest(memory, 2 * BenchHello.LENGTH, BenchHello.LENGTH), "echoed unchanged");
+            assertTrue(server.lastSession().awaitCounts(0, 0, 2, 10_000));
+            assertEquals(1, server.lastSession().echoes());
+        } finally {
+            conn.channel().close().awaitUninterruptibly();
+            region.deregister();
+            memory.release();
+        }
+    }
+
+    @Test
     void anEchoOnlyServeEchoesTheHelloAndSendsRunAtDepthOne() throws Exception {
         server.close();
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
@@ -131,12 +170,12 @@ class BenchTest {
     @CsvSource({"write, 1", "write, 4", "read, 1", "read, 4", "send, 1", "send, 4"})
     void verifyChecksEveryOctet(String op, int connections) {
         int size = op.equals("send") ? 1000 : 4093; // not a multiple of 8: the pattern's tail octets too
-        Run run = bench("--op", op, "--size", String.valueOf(size), "--iterations", "150", "--depth", "4",
+        Run run = bench("--op", op, "--size", String.valueOf(size), "--iterations", "100", "--depth", "4",
                 "--connections", String.valueOf(connections), "--warmup", "10", "--verify");
         assertEquals(0, run.code(), run.err());
-        long octets = (150L + 10) * connections * size; // warm-up checked too
+        long octets = (100L + 10) * connections * size; // warm-up checked too
         assertTrue(run.out().contains(" Verify          : " + octets + " octets checked (warm-up included), 0 mismatches"), run.out());
-        assertTrue(run.out().contains("iterations " + 150 * connections + ","), run.out());
+        assertTrue(run.out().contains("iterations " + 100 * connections + ","), run.out());
     }
 
     @ParameterizedTest
@@ -162,20 +201,20 @@ class BenchTest {
 
     @Test
     void verifyRefusesATargetRegionTooSmallForItsConnections() {
-        Run run = bench("--op", "read", "--size", "4096", "--iterations", "100", "--verify", "--warmup", "0",
-                "--connections", "17"); // 64 KiB / 17 connections < 4096: no slot, refused before posting
+        Run run = bench("--op", "read", "--size", "40000", "--iterations", "100", "--verify", "--warmup", "0",
+                "--connections", "2"); // 64 KiB / 2 connections < 40000: no slot, refused before posting
         assertEquals(1, run.code());
-        assertTrue(run.err().startsWith("bench: --verify needs 4096 octets of the server's target region per connection"),
+        assertTrue(run.err().startsWith("bench: --verify needs 40000 octets of the server's target region per connection"),
                 run.err());
     }
 
     @Test
     void headerBeforeTheRunTableAfterAndProgressOnStderr() {
-        Run run = bench("--op", "write", "--size", "2048", "--duration", "1.3", "--depth", "4", "--connections", "3",
+        Run run = bench("--op", "write", "--size", "2048", "--duration", "2.5", "--depth", "4", "--connections", "3",
                 "--warmup", "0.2s");
         assertEquals(0, run.code(), run.err());
         String text = run.out();
-        assertTrue(text.startsWith("bench write: 2048 octets x 1.30 s, depth 4, 3 connection(s), MPA Rev 2 CRC off\n"),
+        assertTrue(text.startsWith("bench write: 2048 octets x 2.50 s, depth 4, 3 connection(s), MPA Rev 2 CRC off\n"),
                 text);
         assertTrue(text.contains(" Connection      : MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU "), text);
         assertTrue(text.contains(" Warm-up         : 0.200 s (not measured)"), text);
@@ -184,8 +223,17 @@ class BenchTest {
         assertTrue(text.contains("t_min[usec]   t_typical[usec]   t_avg[usec]   t_p99[usec]   t_p99.9[usec]   t_max[usec]"),
                 text);
         assertTrue(text.matches("(?s).* Cost \\(client\\)   : \\d+\\.\\d\\d CPU usec/msg, \\d+ bytes allocated/msg.*"), text);
-        assertTrue(run.err().matches("(?s)bench:   1 s +\\d+\\.\\d\\d MB/sec +\\d\\.\\d{6} Mpps +\\d+ iterations\n.*"),
+        assertTrue(run.err().matches("(?s)bench: +[12] s +\\d+\\.\\d\\d MB/sec +\\d\\.\\d{6} Mpps +\\d+ iterations\n.*"),
                 run.err());
+        java.util.regex.Matcher progress = java.util.regex.Pattern.compile("bench: +\\d+ s .* (\\d+) iterations\n")
+                .matcher(run.err());
+        long shown = 0;
+        while (progress.find()) {
+            shown = Long.parseLong(progress.group(1));
+        }
+        assertTrue(shown > 0, "progress counts the measured messages: " + run.err());
+        assertTrue(!text.contains(" 2048       0 ") && !text.matches("(?s).*\\n 2048 +\\d+ +0\\.00 .*"),
+                "peak over 250 ms measured: " + text);
         assertEquals(3L, server.accepted(), "one server session per connection");
     }
 
