@@ -1,6 +1,5 @@
 package dev.iwarp.bootstrap.tls;
 
-import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.jsse.provider.BouncyCastleJsseProvider;
 
 import javax.net.ssl.KeyManager;
@@ -22,12 +21,16 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 
 /**
- * Builds {@link SSLEngine}s from {@link TlsSettings} with Bouncy Castle's JSSE provider (over Bouncy
- * Castle's JCA provider), neither registered globally.
+ * Builds {@link SSLEngine}s from {@link TlsSettings} with Bouncy Castle's JSSE provider, not
+ * registered globally.
  */
 final class TlsContexts {
-    static final Provider JCA = new BouncyCastleProvider();
-    static final Provider JSSE = new BouncyCastleJsseProvider(JCA);
+    /**
+     * Bouncy Castle's JSSE over the JDK's JCA providers: its record layer then encrypts with the JDK's
+     * AES-GCM, which the JIT turns into AES-NI/CLMUL instructions; Bouncy Castle's own JCA provider
+     * does it in plain Java (measured: about 15 MB/s against hundreds with the JDK's, 1 MiB Writes).
+     */
+    static final Provider JSSE = new BouncyCastleJsseProvider();
     private static final char[] STORE_PASSWORD = new char[0];
     /**
      * Bouncy Castle's JSSE logs every handshake step and alert through java.util.logging at INFO; the
@@ -83,7 +86,7 @@ final class TlsContexts {
                 }
             }
         }
-        return new TrustManager[] {pin == null ? pkix : new PinTrustManager(pin, pkix)};
+        return new TrustManager[] {new CheckedTrustManager(pin, pkix)};
     }
 
     private static KeyStore emptyStore() throws GeneralSecurityException {

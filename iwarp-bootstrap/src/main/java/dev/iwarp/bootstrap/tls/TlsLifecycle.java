@@ -146,7 +146,8 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             if (c instanceof TlsFatalAlert && sent == null) {
                 sent = (TlsFatalAlert) c;
             }
-            if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null) {
+            if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null
+                    && certificate == null) { // the outermost: ours explains the provider's
                 certificate = c.getMessage();
             }
         }

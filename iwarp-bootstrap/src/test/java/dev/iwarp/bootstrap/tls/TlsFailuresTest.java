@@ -112,7 +112,7 @@ class TlsFailuresTest {
     void expiredServerCertificate() throws Exception {
         Channel l = listen(TlsSettings.builder().identity(TlsFixtures.EXPIRED_SERVER).build());
         TlsException e = tls(failure(l, TlsFixtures.client()));
-        assertTrue(e.getMessage().contains("certificate expired on"), e.getMessage());
+        assertTrue(e.getMessage().contains("certificate CN=expired expired on "), e.getMessage());
     }
 
     @Test
