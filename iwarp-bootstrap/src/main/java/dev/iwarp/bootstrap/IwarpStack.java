@@ -49,11 +49,13 @@ public final class IwarpStack implements AutoCloseable {
     private final EventLoopGroup group;
     private final RdmaDevice device = new RdmaDevice();
     private final Consumer<Channel> channelHook;
+    private final Consumer<Channel> framingHook;
 
-    private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook) {
+    private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook) {
         this.transport = transport;
         this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
         this.channelHook = channelHook;
+        this.framingHook = framingHook;
     }
 
     public static Builder builder() {
@@ -96,6 +98,7 @@ public final class IwarpStack implements AutoCloseable {
                         Framing framing = tls == null ? options.framing()
                                 : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
                         Consumer<ChannelPipeline> iwarp = p -> {
+                            framingHook.accept(p.channel());
                             IwarpPipeline.addInitiator(p, framing);
                             p.addLast(IwarpPipeline.RDMAP, engine);
                         };
@@ -171,10 +174,14 @@ public final class IwarpStack implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channelHook.accept(ch);
                         if (tls == null) {
+                            framingHook.accept(ch);
                             IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
                         } else {
                             Framing inTls = framing.overTls(TlsSettings.MAX_RECORD_PAYLOAD);
-                            TlsLayer.addServer(ch.pipeline(), tls, p -> IwarpPipeline.addResponder(p, inTls, onRequest));
+                            TlsLayer.addServer(ch.pipeline(), tls, p -> {
+                                framingHook.accept(ch);
+                                IwarpPipeline.addResponder(p, inTls, onRequest);
+                            });
                         }
                     }
                 }).bind(local).sync().channel();
@@ -203,6 +210,7 @@ public final class IwarpStack implements AutoCloseable {
         private Transport transport = Transport.auto();
         private int threads;
         private Consumer<Channel> channelHook = ch -> { };
+        private Consumer<Channel> framingHook = ch -> { };
 
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport);
@@ -223,8 +231,19 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Called for every connection right before the framing's handlers are added at the end of its
+         * pipeline: with TLS, once the handshake completed and above the TLS handler, so what a
+         * handler added here sees is the decrypted stream (e.g. a {@code PcapWriteHandler} recording
+         * the MPA stream inside TLS); without TLS, where {@link #channelHook} runs.
+         */
+        public Builder framingHook(Consumer<Channel> hook) {
+            this.framingHook = Objects.requireNonNull(hook);
+            return this;
+        }
+
         public IwarpStack build() {
-            return new IwarpStack(transport, threads, channelHook);
+            return new IwarpStack(transport, threads, channelHook, framingHook);
         }
     }
 }

@@ -35,6 +35,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
 
@@ -65,7 +68,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         ExecutorService pool = Executors.newFixedThreadPool(connections);
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(Math.min(connections, 2)).build();
-             ClientWire client = wire.clientWire(stack, Math.min(connections, 2))) {
+             ClientWire client = tls.clientWire(wire, stack, Math.min(connections, 2))) {
             InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
             AtomicLong progress = new AtomicLong();
             // a live progress line only on a terminal

@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,6 +30,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--pcap", paramLabel = "FILE",
             description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP only).")
     Path pcap;
@@ -40,20 +44,25 @@ final class DemoCommand implements Callable<Integer> {
         if (pcap != null && wire.vitcp()) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
         }
+        dev.iwarp.bootstrap.tls.TlsSettings[] tlsPair = tls.demoPair(wire.vitcp());
         PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
         IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
-        if (capture != null) {
+        if (capture != null && tlsPair != null) {
+            serverStack.framingHook(capture::installAboveTls); // the decrypted MPA stream
+        } else if (capture != null) {
             serverStack.channelHook(capture::install);
         }
         try (PcapFile closedLast = capture;
              RpingServer server = wire.vitcp()
                 ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
                         wire.discriminatorOctets(), false, 1))
-                : RpingServer.start(config, serverStack.build(), true);
+                : RpingServer.start(config, serverStack.build(), true, tlsPair == null ? null : tlsPair[0]);
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.clientWire(clientStack)) {
-            out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
-                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+             ClientWire client = tlsPair == null ? wire.clientWire(clientStack)
+                     : IwarpWire.client(clientStack, null, tlsPair[1])) {
+            out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v%n", server.localAddress(),
+                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(),
+                    tlsPair == null ? "" : ", TLS 1.3", PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery

@@ -45,15 +45,24 @@ final class PingCommand implements Callable<Integer> {
     @Mixin
     ClientMpaOptions mpa = new ClientMpaOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        try {
+            tls.check(wire.vitcp());
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("ping: " + e.getMessage());
+            return 2;
+        }
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.vitcp() ? mpa.checkVitcp(wire.clientWire(null))
-                     : IwarpWire.client(stack, mpa.settings(1, 1))) {
+                     : IwarpWire.client(stack, mpa.settings(1, 1), tls.client(wire.vitcp()))) {
             return run(client, parse(target, wire.defaultPort()), count, size, verify, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

@@ -24,6 +24,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--port", description = "TCP port (default: 7174, with --wire vitcp 7175).")
     Integer port;
 
@@ -85,6 +88,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly);
+        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp());
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
@@ -101,11 +105,14 @@ final class ServeCommand implements Callable<Integer> {
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
         IwarpStack.Builder stack = IwarpStack.builder();
-        if (capture != null) {
+        if (capture != null && tlsSettings != null) {
+            stack.framingHook(capture::installAboveTls);
+            LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);
+        } else if (capture != null) {
             stack.channelHook(capture::install);
             LOG.info("capturing to {}", pcap);
         }
-        return serveUntilSignal(RpingServer.start(config, stack.build(), true), capture);
+        return serveUntilSignal(RpingServer.start(config, stack.build(), true, tlsSettings), capture);
     }
 
     private static int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {

@@ -45,6 +45,19 @@ public final class TlsLayer {
         return ch.attr(FAILURE).get();
     }
 
+    /**
+     * The TLS session of {@code ch} in a few words, e.g. {@code TLSv1.3 TLS_AES_128_GCM_SHA256} or
+     * {@code TLSv1.3 external PSK}, or {@code null} when it has no TLS layer.
+     */
+    public static String describe(Channel ch) {
+        Object h = ch.pipeline().get(TLS);
+        if (h instanceof SslHandler) {
+            javax.net.ssl.SSLSession s = ((SslHandler) h).engine().getSession();
+            return s.getProtocol() + " " + s.getCipherSuite();
+        }
+        return h instanceof PskTlsHandler ? "TLSv1.3 external PSK" : null;
+    }
+
     static void recordFailure(Channel ch, TlsException e) {
         ch.attr(FAILURE).setIfAbsent(e);
     }

@@ -3,6 +3,9 @@ package dev.iwarp.server.wire;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.bootstrap.tls.TlsLayer;
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
@@ -46,17 +49,27 @@ public final class IwarpWire {
 
     /** {@code serve}'s listening side on {@code stack}; {@code ownsStack}: {@link ServerWire#close} closes it. */
     public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
-        return new Server(stack, mpa, ownsStack);
+        return new Server(stack, mpa, ownsStack, null);
+    }
+
+    /** As above, MPA inside TLS with {@code tls} (plain TCP when null). */
+    public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack, TlsSettings tls) {
+        return new Server(stack, mpa, ownsStack, tls);
     }
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
     public static ClientWire client(IwarpStack stack) {
-        return new Client(stack, null);
+        return new Client(stack, null, null);
+    }
+
+    /** The client side inside TLS with {@code tls} (plain TCP when null); {@code mpa} null: as {@link #client(IwarpStack)}. */
+    public static ClientWire client(IwarpStack stack, MpaSettings mpa, TlsSettings tls) {
+        return new Client(stack, mpa, tls);
     }
 
     /** The client side with exactly these MPA settings (the read depth and CRC arguments are then ignored). */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa) {
-        return new Client(stack, mpa);
+        return new Client(stack, mpa, null);
     }
 
     /**
@@ -194,7 +207,8 @@ public final class IwarpWire {
 
         @Override
         public String parameters() {
-            return describe(mpaParameters());
+            String tls = TlsLayer.describe(qp.channel());
+            return describe(mpaParameters()) + (tls != null ? ", inside " + tls : "");
         }
 
         @Override
@@ -228,11 +242,13 @@ public final class IwarpWire {
         private final IwarpStack stack;
         private final MpaSettings mpa;
         private final boolean ownsStack;
+        private final TlsSettings tls;
 
-        Server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
+        Server(IwarpStack stack, MpaSettings mpa, boolean ownsStack, TlsSettings tls) {
             this.stack = stack;
             this.mpa = mpa;
             this.ownsStack = ownsStack;
+            this.tls = tls;
         }
 
         @Override
@@ -247,7 +263,7 @@ public final class IwarpWire {
 
         @Override
         public Listener listen(InetSocketAddress local, Consumer<WireConnectRequest> requests) throws Exception {
-            Channel ch = stack.listen(local, mpa, r -> requests.accept(new Request(r)));
+            Channel ch = stack.listen(local, MpaFraming.of(mpa), tls, r -> requests.accept(new Request(r)));
             return new Listener() {
                 @Override
                 public InetSocketAddress localAddress() {
@@ -264,7 +280,8 @@ public final class IwarpWire {
         @Override
         public String describe() {
             return stack.transport().name().toLowerCase() + " transport), MPA Rev " + mpa.revision() + ", CRC "
-                    + (mpa.crc() ? "forced" : "as the client asks") + ", IRD " + mpa.ird() + " ORD " + mpa.ord();
+                    + (mpa.crc() ? "forced" : "as the client asks") + ", IRD " + mpa.ird() + " ORD " + mpa.ord()
+                    + (tls != null ? ", inside " + tls : "");
         }
 
         @Override
@@ -317,10 +334,12 @@ public final class IwarpWire {
     private static final class Client implements ClientWire {
         private final IwarpStack stack;
         private final MpaSettings fixed;
+        private final TlsSettings tls;
 
-        Client(IwarpStack stack, MpaSettings fixed) {
+        Client(IwarpStack stack, MpaSettings fixed, TlsSettings tls) {
             this.stack = stack;
             this.fixed = fixed;
+            this.tls = tls;
         }
 
         @Override
@@ -342,7 +361,7 @@ public final class IwarpWire {
                     .build();
             Connection c = new Connection(listener);
             ConnectOptions opts = ConnectOptions.of(pdOf(domain)).mpa(mpa).completionQueues(c.sendCq, c.recvCq)
-                    .beforeStartup(qp -> beforeStartup.accept(c.attach(qp)));
+                    .beforeStartup(qp -> beforeStartup.accept(c.attach(qp))).tls(tls);
             try {
                 return c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
             } catch (ExecutionException e) {
