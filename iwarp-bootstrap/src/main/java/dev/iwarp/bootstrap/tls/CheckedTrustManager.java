@@ -4,29 +4,53 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.net.Socket;
 import java.security.MessageDigest;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.Date;
+import java.util.function.Supplier;
 
 /**
  * The trust decision of the TLS layer: the delegate's PKIX validation (and hostname check) when
  * trust anchors are configured, and the pin when one is: the peer's certificate must have the pinned
  * SHA-256 fingerprint and be within its validity period. A PKIX failure caused by a certificate
- * outside its validity period is reported as such (the JDK's path builder says only that it could
- * not build a valid chain).
+ * outside its validity period, or by an untrusted (self-signed) root, is reported as such (the
+ * JDK's path builder says only that it could not build a valid chain).
  */
 final class CheckedTrustManager extends X509ExtendedTrustManager {
     private final byte[] pin;
-    private final X509ExtendedTrustManager delegate;
+    private final Supplier<X509ExtendedTrustManager> delegateSupplier;
+    private volatile X509ExtendedTrustManager delegate;
+    private volatile boolean resolved;
 
-    /** {@code pin} may be null (PKIX only), {@code delegate} too (the pin only), not both. */
-    CheckedTrustManager(byte[] pin, X509ExtendedTrustManager delegate) {
+    /**
+     * {@code pin} may be null (PKIX only); {@code delegate} is asked on first use (loading the JDK's CAs
+     * takes seconds, and a server without client authentication never needs them) and may answer
+     * null (the pin only).
+     */
+    CheckedTrustManager(byte[] pin, Supplier<X509ExtendedTrustManager> delegate) {
         this.pin = pin == null ? null : pin.clone();
-        this.delegate = delegate;
+        this.delegateSupplier = delegate;
+    }
+
+    private X509ExtendedTrustManager delegate() {
+        if (!resolved) {
+            synchronized (this) {
+                if (!resolved) {
+                    delegate = delegateSupplier.get();
+                    resolved = true;
+                }
+            }
+        }
+        return delegate;
     }
 
     /** Names the certificate of the chain that is expired or not yet valid, if one is. */
     private static CertificateException explain(X509Certificate[] chain, CertificateException e) {
+        if (!isPathFailure(e)) {
+            return e; // e.g. the host name check, which says what it found
+        }
         Date now = new Date();
         for (X509Certificate c : chain == null ? new X509Certificate[0] : chain) {
             if (now.after(c.getNotAfter())) {
@@ -38,7 +62,29 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
                         + " is not valid before " + c.getNotBefore().toInstant(), e);
             }
         }
+        X509Certificate leaf = chain == null || chain.length == 0 ? null : chain[chain.length - 1];
+        if (leaf != null && leaf.getSubjectX500Principal().equals(leaf.getIssuerX500Principal())) {
+            return new CertificateException("the peer's certificate " + chain[0].getSubjectX500Principal().getName()
+                    + (chain.length > 1 ? " chains to the self-signed " + leaf.getSubjectX500Principal().getName() : " is self-signed")
+                    + ", which is not among the trusted certificates (trust it, or pin its fingerprint "
+                    + TlsCertificates.fingerprint(chain[0]) + ")", e);
+        }
+        if (leaf != null) {
+            return new CertificateException("the peer's certificate " + chain[0].getSubjectX500Principal().getName()
+                    + " does not chain to a trusted certificate (its chain ends at one issued by "
+                    + leaf.getIssuerX500Principal().getName() + ")", e);
+        }
         return e;
+    }
+
+    private static boolean isPathFailure(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof CertPathBuilderException || c instanceof CertPathValidatorException
+                    || (c.getMessage() != null && c.getMessage().contains("valid chain"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void checkPin(X509Certificate[] chain) throws CertificateException {
@@ -58,6 +104,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkClientTrusted(chain, authType, engine);
@@ -70,6 +117,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkServerTrusted(chain, authType, engine);
@@ -82,6 +130,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkClientTrusted(chain, authType, socket);
@@ -94,6 +143,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkServerTrusted(chain, authType, socket);
@@ -106,6 +156,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkClientTrusted(chain, authType);
@@ -118,6 +169,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        X509ExtendedTrustManager delegate = delegate();
         if (delegate != null) {
             try {
                 delegate.checkServerTrusted(chain, authType);
@@ -130,6 +182,7 @@ final class CheckedTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public X509Certificate[] getAcceptedIssuers() {
+        X509ExtendedTrustManager delegate = delegate();
         return delegate != null ? delegate.getAcceptedIssuers() : new X509Certificate[0];
     }
 }

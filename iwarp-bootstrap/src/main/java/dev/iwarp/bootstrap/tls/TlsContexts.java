@@ -67,26 +67,40 @@ final class TlsContexts {
 
     private static TrustManager[] trustManagers(TlsSettings s) throws GeneralSecurityException {
         byte[] pin = s.pin();
-        X509ExtendedTrustManager pkix = null;
-        if (!s.trusted().isEmpty() || pin == null) {
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", JSSE);
-            if (s.trusted().isEmpty()) {
-                tmf.init((KeyStore) null); // the JDK's CAs
-            } else {
-                KeyStore ts = emptyStore();
-                List<X509Certificate> anchors = s.trusted();
-                for (int i = 0; i < anchors.size(); i++) {
-                    ts.setCertificateEntry("anchor-" + i, anchors.get(i));
-                }
-                tmf.init(ts);
+        if (!s.trusted().isEmpty()) {
+            X509ExtendedTrustManager pkix = pkix(s.trusted()); // now: a bad anchor is a settings error
+            return new TrustManager[] {new CheckedTrustManager(pin, () -> pkix)};
+        }
+        if (pin != null) {
+            return new TrustManager[] {new CheckedTrustManager(pin, () -> null)};
+        }
+        return new TrustManager[] {new CheckedTrustManager(null, () -> {
+            try {
+                return pkix(List.of()); // the JDK's CAs, on first use
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("cannot load the JDK's trusted certificates: " + e.getMessage(), e);
             }
-            for (TrustManager tm : tmf.getTrustManagers()) {
-                if (tm instanceof X509ExtendedTrustManager) {
-                    pkix = (X509ExtendedTrustManager) tm;
-                }
+        })};
+    }
+
+    /** PKIX validation against {@code anchors}, or the JDK's CAs when empty. */
+    private static X509ExtendedTrustManager pkix(List<X509Certificate> anchors) throws GeneralSecurityException {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", JSSE);
+        if (anchors.isEmpty()) {
+            tmf.init((KeyStore) null);
+        } else {
+            KeyStore ts = emptyStore();
+            for (int i = 0; i < anchors.size(); i++) {
+                ts.setCertificateEntry("anchor-" + i, anchors.get(i));
+            }
+            tmf.init(ts);
+        }
+        for (TrustManager tm : tmf.getTrustManagers()) {
+            if (tm instanceof X509ExtendedTrustManager) {
+                return (X509ExtendedTrustManager) tm;
             }
         }
-        return new TrustManager[] {new CheckedTrustManager(pin, pkix)};
+        throw new GeneralSecurityException("no X509ExtendedTrustManager from the PKIX TrustManagerFactory");
     }
 
     private static KeyStore emptyStore() throws GeneralSecurityException {
