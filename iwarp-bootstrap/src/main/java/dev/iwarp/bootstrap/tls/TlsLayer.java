@@ -38,8 +38,9 @@ public final class TlsLayer {
 
     /**
      * Why the TLS layer failed {@code ch} after its handshake (a fatal alert or a bad record, e.g.
-     * the server refusing our certificate after a TLS 1.3 client already finished), or {@code null}:
-     * the cause to report when the framing's startup then fails on the closed connection.
+     * the server refusing our certificate after a TLS 1.3 client already finished; or a peer that
+     * closed TCP without close_notify: {@link TlsException.Kind#TRUNCATED}), or {@code null}: the
+     * cause to report when the framing's startup then fails, or the connection ends, on it.
      */
     public static TlsException failure(Channel ch) {
         return ch.attr(FAILURE).get();

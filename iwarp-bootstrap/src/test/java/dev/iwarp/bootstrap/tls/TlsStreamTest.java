@@ -171,6 +171,7 @@ class TlsStreamTest {
         ((SocketChannel) raw).shutdownOutput().sync(); // TCP FIN, no close_notify
         assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
         log.await(s -> s.startsWith("WARN") && s.contains("closed TCP without a TLS close_notify"));
+        assertEquals(TlsException.Kind.TRUNCATED, TlsLayer.failure(offered.get(0).channel()).kind());
         assertEquals(1, log.lines().stream().filter(s -> s.startsWith("WARN")).count(), () -> "one line: " + log.lines());
     }
 
@@ -187,5 +188,6 @@ class TlsStreamTest {
         assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
         assertTrue(raw.closeFuture().await(5, TimeUnit.SECONDS), "client not closed");
         log.await(s -> s.startsWith("WARN") && s.contains("we sent TLS alert bad_record_mac"));
+        assertEquals(TlsException.Kind.BAD_RECORD, TlsLayer.failure(offered.get(0).channel()).kind());
     }
 }
