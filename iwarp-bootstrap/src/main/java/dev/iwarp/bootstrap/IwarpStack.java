@@ -49,11 +49,13 @@ public final class IwarpStack implements AutoCloseable {
     private final EventLoopGroup group;
     private final RdmaDevice device = new RdmaDevice();
     private final Consumer<Channel> channelHook;
+    private final Consumer<Channel> framingHook;
 
-    private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook) {
+    private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook) {
         this.transport = transport;
         this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
         this.channelHook = channelHook;
+        this.framingHook = framingHook;
     }
 
     /** A builder: the best transport available, one event loop thread per core. */
@@ -100,6 +102,7 @@ public final class IwarpStack implements AutoCloseable {
                         Framing framing = tls == null ? options.framing()
                                 : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
                         Consumer<ChannelPipeline> iwarp = p -> {
+                            framingHook.accept(p.channel());
                             IwarpPipeline.addInitiator(p, framing);
                             p.addLast(IwarpPipeline.RDMAP, engine);
                         };
@@ -196,10 +199,14 @@ public final class IwarpStack implements AutoCloseable {
                         channelHook.accept(ch);
                         onAccept.accept(ch);
                         if (tls == null) {
+                            framingHook.accept(ch);
                             IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
                         } else {
                             Framing inTls = framing.overTls(TlsSettings.MAX_RECORD_PAYLOAD);
-                            TlsLayer.addServer(ch.pipeline(), tls, p -> IwarpPipeline.addResponder(p, inTls, onRequest));
+                            TlsLayer.addServer(ch.pipeline(), tls, p -> {
+                                framingHook.accept(ch);
+                                IwarpPipeline.addResponder(p, inTls, onRequest);
+                            });
                         }
                     }
                 }).bind(local).sync().channel();
@@ -228,6 +235,7 @@ public final class IwarpStack implements AutoCloseable {
         private Transport transport = Transport.auto();
         private int threads;
         private Consumer<Channel> channelHook = ch -> { };
+        private Consumer<Channel> framingHook = ch -> { };
 
         /** The transport to use instead of the best available. */
         public Builder transport(Transport transport) {
@@ -250,9 +258,20 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Called for every connection right before the framing's handlers are added at the end of its
+         * pipeline: with TLS, once the handshake completed and above the TLS handler, so what a
+         * handler added here sees is the decrypted stream (e.g. a {@code PcapWriteHandler} recording
+         * the MPA stream inside TLS); without TLS, where {@link #channelHook} runs.
+         */
+        public Builder framingHook(Consumer<Channel> hook) {
+            this.framingHook = Objects.requireNonNull(hook);
+            return this;
+        }
+
         /** Starts the event loops and returns the stack; close it to stop them. */
         public IwarpStack build() {
-            return new IwarpStack(transport, threads, channelHook);
+            return new IwarpStack(transport, threads, channelHook, framingHook);
         }
     }
 }

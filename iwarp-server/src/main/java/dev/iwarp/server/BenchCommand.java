@@ -34,6 +34,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
 
@@ -85,7 +88,7 @@ final class BenchCommand implements Callable<Integer> {
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
         int threads = Math.min(connections, 2);
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(threads).build();
-             ClientWire client = wire.clientWire(stack, threads);
+             ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
                     bench.depth());

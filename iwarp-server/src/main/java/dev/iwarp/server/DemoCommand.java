@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,6 +33,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--pcap", paramLabel = "FILE",
             description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP and IFT).")
     Path pcap;
@@ -44,9 +48,12 @@ final class DemoCommand implements Callable<Integer> {
         if (pcap != null && wire.vitcp()) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
         }
+        dev.iwarp.bootstrap.tls.TlsSettings[] tlsPair = tls.demoPair(wire.vitcp() || wire.ift());
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
-        if (capture != null) {
+        if (capture != null && tlsPair != null) {
+            serverStack.framingHook(capture::installAboveTls); // the decrypted MPA stream
+        } else if (capture != null) {
             serverStack.channelHook(capture::install);
         }
         boolean result;
@@ -56,12 +63,14 @@ final class DemoCommand implements Callable<Integer> {
                         wire.discriminatorOctets(), false, 1))
                 : wire.ift() ? RpingServer.start(config, serverStack.build(),
                         wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true)
-                : RpingServer.start(config, serverStack.build(), true);
+                : RpingServer.start(config, serverStack.build(), true, tlsPair == null ? null : tlsPair[0]);
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.clientWire(clientStack)) {
-            out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v -V%n", server.localAddress(),
+             ClientWire client = tlsPair == null ? wire.clientWire(clientStack)
+                     : IwarpWire.client(clientStack, null, tlsPair[1])) {
+            out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v -V%n", server.localAddress(),
                     wire.vitcp() ? "VI/TCP, nio" : (wire.ift() ? "IFT, " : "")
-                            + server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+                            + server.stack().transport().name().toLowerCase(),
+                    tlsPair == null ? "" : ", TLS 1.3", PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery

@@ -36,6 +36,19 @@ final class PcapFile implements AutoCloseable {
 
     /** Adds the capture handler first in the channel's pipeline (it sees the TCP byte stream). */
     void install(Channel ch) {
+        install(ch, true);
+    }
+
+    /**
+     * Adds the capture handler last in the pipeline, as an {@code IwarpStack} framing hook: inside
+     * TLS it then sits above the TLS handler and records the decrypted MPA stream (TCP/IP headers
+     * synthesized from the connection's addresses), not the TLS records.
+     */
+    void installAboveTls(Channel ch) {
+        install(ch, false);
+    }
+
+    private void install(Channel ch, boolean first) {
         // each handler closes its stream when its connection ends: give it a view whose close only flushes
         OutputStream shared = new FilterOutputStream(out) {
             @Override
@@ -48,8 +61,13 @@ final class PcapFile implements AutoCloseable {
                 flush();
             }
         };
-        ch.pipeline().addFirst("pcap-coalesce", new CoalesceWrites());
-        ch.pipeline().addFirst("pcap", PcapWriteHandler.builder().sharedOutputStream(true).build(shared));
+        if (first) {
+            ch.pipeline().addFirst("pcap-coalesce", new CoalesceWrites());
+            ch.pipeline().addFirst("pcap", PcapWriteHandler.builder().sharedOutputStream(true).build(shared));
+        } else {
+            ch.pipeline().addLast("pcap", PcapWriteHandler.builder().sharedOutputStream(true).build(shared));
+            ch.pipeline().addLast("pcap-coalesce", new CoalesceWrites());
+        }
     }
 
     /**

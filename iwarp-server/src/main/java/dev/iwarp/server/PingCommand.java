@@ -62,6 +62,9 @@ final class PingCommand implements Callable<Integer> {
     @Mixin
     ClientMpaOptions mpa = new ClientMpaOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
     @Range(min = 1)
     long timeoutMs = 10_000;
@@ -71,13 +74,15 @@ final class PingCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         InetSocketAddress server;
         try {
+            tls.check(wire.vitcp() || wire.ift());
             server = HostPort.of(target, address, port).resolve(wire.defaultPort());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
             return CommandLineChecks.EXIT_USAGE;
         }
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
-             ClientWire client = wire.clientWire(stack, mpa)) {
+             ClientWire client = tls.enabled() ? IwarpWire.client(stack, mpa.settings(1, 1), tls.client(false))
+                     : wire.clientWire(stack, mpa)) {
             return run(client, server, count, size, display, validate, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

@@ -103,6 +103,12 @@ public final class RpingServer implements AutoCloseable {
         return start(config, IwarpWire.server(stack, framing, ownsStack), stack);
     }
 
+    /** As above, every connection inside TLS with {@code tls} (plain TCP when null). */
+    public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack,
+                                    dev.iwarp.bootstrap.tls.TlsSettings tls) throws Exception {
+        return start(config, IwarpWire.server(stack, config.mpaSettings(), ownsStack, tls), stack);
+    }
+
     /** Starts a server on {@code wire}, which {@link #close()} closes. */
     public static RpingServer start(ServerConfig config, ServerWire wire) throws Exception {
         return start(config, wire, null);

@@ -31,6 +31,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--port", description = "TCP port, 0..65535; 0 picks a free one (default: 7174, --wire vitcp 7175, --wire ift 7176).")
     @Range(max = HostPort.MAX_PORT)
     Integer port;
@@ -134,6 +137,7 @@ final class ServeCommand implements Callable<Integer> {
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
+        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift());
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
@@ -151,7 +155,10 @@ final class ServeCommand implements Callable<Integer> {
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         IwarpStack.Builder stack = IwarpStack.builder();
-        if (capture != null) {
+        if (capture != null && tlsSettings != null) {
+            stack.framingHook(capture::installAboveTls);
+            LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);
+        } else if (capture != null) {
             stack.channelHook(capture::install);
             LOG.info("capturing to {}", pcap);
         }
@@ -160,7 +167,7 @@ final class ServeCommand implements Callable<Integer> {
                 return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(),
                         wire.ift.framing(startupTimeoutMs, ird, ord), true)), capture);
             }
-            return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(), true)), capture);
+            return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(), true, tlsSettings)), capture);
         } catch (Exception e) {
             if (capture != null) {
                 capture.close();

@@ -15,7 +15,7 @@ import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.TlsPSKExternal;
 import org.bouncycastle.tls.TlsServerCertificate;
 import org.bouncycastle.tls.crypto.TlsCrypto;
-import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 
 import java.security.SecureRandom;
 import java.util.Vector;
@@ -32,8 +32,9 @@ final class PskPeers {
     private PskPeers() {
     }
 
+    /** The JDK's JCA underneath (AES-GCM with AES-NI), as for the certificate path ({@link TlsContexts#JSSE}). */
     static TlsCrypto crypto() {
-        return new BcTlsCrypto(new SecureRandom());
+        return new JcaTlsCryptoProvider().create(new SecureRandom());
     }
 
     /** Callbacks the adapter needs from the peer. */

@@ -1,6 +1,5 @@
 package dev.iwarp.bootstrap.tls;
 
-import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.jsse.provider.BouncyCastleJsseProvider;
 
 import javax.net.ssl.KeyManager;
@@ -22,12 +21,16 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 
 /**
- * Builds {@link SSLEngine}s from {@link TlsSettings} with Bouncy Castle's JSSE provider (over Bouncy
- * Castle's JCA provider), neither registered globally.
+ * Builds {@link SSLEngine}s from {@link TlsSettings} with Bouncy Castle's JSSE provider, not
+ * registered globally.
  */
 final class TlsContexts {
-    static final Provider JCA = new BouncyCastleProvider();
-    static final Provider JSSE = new BouncyCastleJsseProvider(JCA);
+    /**
+     * Bouncy Castle's JSSE over the JDK's JCA providers: its record layer then encrypts with the JDK's
+     * AES-GCM, which the JIT turns into AES-NI/CLMUL instructions; Bouncy Castle's own JCA provider
+     * does it in plain Java (measured: about 15 MB/s against hundreds with the JDK's, 1 MiB Writes).
+     */
+    static final Provider JSSE = new BouncyCastleJsseProvider();
     private static final char[] STORE_PASSWORD = new char[0];
     /**
      * Bouncy Castle's JSSE logs every handshake step and alert through java.util.logging at INFO; the
@@ -64,26 +67,40 @@ final class TlsContexts {
 
     private static TrustManager[] trustManagers(TlsSettings s) throws GeneralSecurityException {
         byte[] pin = s.pin();
-        X509ExtendedTrustManager pkix = null;
-        if (!s.trusted().isEmpty() || pin == null) {
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", JSSE);
-            if (s.trusted().isEmpty()) {
-                tmf.init((KeyStore) null); // the JDK's CAs
-            } else {
-                KeyStore ts = emptyStore();
-                List<X509Certificate> anchors = s.trusted();
-                for (int i = 0; i < anchors.size(); i++) {
-                    ts.setCertificateEntry("anchor-" + i, anchors.get(i));
-                }
-                tmf.init(ts);
+        if (!s.trusted().isEmpty()) {
+            X509ExtendedTrustManager pkix = pkix(s.trusted()); // now: a bad anchor is a settings error
+            return new TrustManager[] {new CheckedTrustManager(pin, () -> pkix)};
+        }
+        if (pin != null) {
+            return new TrustManager[] {new CheckedTrustManager(pin, () -> null)};
+        }
+        return new TrustManager[] {new CheckedTrustManager(null, () -> {
+            try {
+                return pkix(List.of()); // the JDK's CAs, on first use
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("cannot load the JDK's trusted certificates: " + e.getMessage(), e);
             }
-            for (TrustManager tm : tmf.getTrustManagers()) {
-                if (tm instanceof X509ExtendedTrustManager) {
-                    pkix = (X509ExtendedTrustManager) tm;
-                }
+        })};
+    }
+
+    /** PKIX validation against {@code anchors}, or the JDK's CAs when empty. */
+    private static X509ExtendedTrustManager pkix(List<X509Certificate> anchors) throws GeneralSecurityException {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", JSSE);
+        if (anchors.isEmpty()) {
+            tmf.init((KeyStore) null);
+        } else {
+            KeyStore ts = emptyStore();
+            for (int i = 0; i < anchors.size(); i++) {
+                ts.setCertificateEntry("anchor-" + i, anchors.get(i));
+            }
+            tmf.init(ts);
+        }
+        for (TrustManager tm : tmf.getTrustManagers()) {
+            if (tm instanceof X509ExtendedTrustManager) {
+                return (X509ExtendedTrustManager) tm;
             }
         }
-        return new TrustManager[] {pin == null ? pkix : new PinTrustManager(pin, pkix)};
+        throw new GeneralSecurityException("no X509ExtendedTrustManager from the PKIX TrustManagerFactory");
     }
 
     private static KeyStore emptyStore() throws GeneralSecurityException {

@@ -38,11 +38,25 @@ public final class TlsLayer {
 
     /**
      * Why the TLS layer failed {@code ch} after its handshake (a fatal alert or a bad record, e.g.
-     * the server refusing our certificate after a TLS 1.3 client already finished), or {@code null}:
-     * the cause to report when the framing's startup then fails on the closed connection.
+     * the server refusing our certificate after a TLS 1.3 client already finished; or a peer that
+     * closed TCP without close_notify: {@link TlsException.Kind#TRUNCATED}), or {@code null}: the
+     * cause to report when the framing's startup then fails, or the connection ends, on it.
      */
     public static TlsException failure(Channel ch) {
         return ch.attr(FAILURE).get();
+    }
+
+    /**
+     * The TLS session of {@code ch} in a few words, e.g. {@code TLSv1.3 TLS_AES_128_GCM_SHA256} or
+     * {@code TLSv1.3 external PSK}, or {@code null} when it has no TLS layer.
+     */
+    public static String describe(Channel ch) {
+        Object h = ch.pipeline().get(TLS);
+        if (h instanceof SslHandler) {
+            javax.net.ssl.SSLSession s = ((SslHandler) h).engine().getSession();
+            return s.getProtocol() + " " + s.getCipherSuite();
+        }
+        return h instanceof PskTlsHandler ? "TLSv1.3 external PSK" : null;
     }
 
     static void recordFailure(Channel ch, TlsException e) {

@@ -114,6 +114,8 @@ final class TlsLifecycle extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (established && !closing && !closeNotifyReceived.get().isSuccess()) {
+            TlsLayer.recordFailure(ctx.channel(), new TlsException(TlsException.Kind.TRUNCATED,
+                    "the peer closed TCP without a TLS close_notify (RFC 8446 §6.1): the stream may be truncated", null));
             LOG.warn("{} closed TCP without a TLS close_notify: the stream may be truncated; what it carried"
                     + " after the last complete FPDU is discarded", ctx.channel().remoteAddress());
         }
@@ -146,7 +148,8 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             if (c instanceof TlsFatalAlert && sent == null) {
                 sent = (TlsFatalAlert) c;
             }
-            if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null) {
+            if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null
+                    && certificate == null) { // the outermost: ours explains the provider's
                 certificate = c.getMessage();
             }
         }

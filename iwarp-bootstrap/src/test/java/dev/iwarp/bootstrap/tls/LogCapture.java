@@ -20,8 +20,8 @@ final class LogCapture implements AutoCloseable {
         logger.addAppender(appender);
     }
 
-    synchronized List<String> lines() {
-        synchronized (appender.list) {
+    List<String> lines() {
+        synchronized (appender) { // AppenderBase.doAppend holds this lock while it adds
             return appender.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).collect(Collectors.toList());
         }
     }

@@ -107,7 +107,7 @@ class TlsStreamTest {
         byte[] wire = firstOctets.get(10, TimeUnit.SECONDS);
         assertEquals(0x16, wire[0], "the first record is a TLS handshake record");
         assertFalse(new String(wire, StandardCharsets.ISO_8859_1).contains("MPA ID"), "an MPA key in clear on the wire");
-        accepted.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS);
+        offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS);
         Thread.sleep(200);
         assertTrue(log.lines().stream().noneMatch(s -> s.startsWith("WARN")), () -> "warnings: " + log.lines());
     }
@@ -169,8 +169,9 @@ class TlsStreamTest {
         ByteBuf half = Unpooled.buffer(52).writeShort(100).writeZero(50);
         raw.pipeline().context("raw").writeAndFlush(half).sync();
         ((SocketChannel) raw).shutdownOutput().sync(); // TCP FIN, no close_notify
-        assertTrue(accepted.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
+        assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
         log.await(s -> s.startsWith("WARN") && s.contains("closed TCP without a TLS close_notify"));
+        assertEquals(TlsException.Kind.TRUNCATED, TlsLayer.failure(offered.get(0).channel()).kind());
         assertEquals(1, log.lines().stream().filter(s -> s.startsWith("WARN")).count(), () -> "one line: " + log.lines());
     }
 
@@ -184,8 +185,9 @@ class TlsStreamTest {
             garbage.writeByte(i * 37);
         }
         raw.pipeline().firstContext().writeAndFlush(garbage).sync();
-        assertTrue(accepted.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
+        assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
         assertTrue(raw.closeFuture().await(5, TimeUnit.SECONDS), "client not closed");
         log.await(s -> s.startsWith("WARN") && s.contains("we sent TLS alert bad_record_mac"));
+        assertEquals(TlsException.Kind.BAD_RECORD, TlsLayer.failure(offered.get(0).channel()).kind());
     }
 }

@@ -8,6 +8,8 @@ import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ift.IftParameters;
+import dev.iwarp.bootstrap.tls.TlsLayer;
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
@@ -55,22 +57,37 @@ public final class IwarpWire {
 
     /** {@code serve}'s listening side on {@code stack}; {@code ownsStack}: {@link ServerWire#close} closes it. */
     public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
-        return new Server(stack, MpaFraming.of(mpa), ownsStack);
+        return new Server(stack, MpaFraming.of(mpa), ownsStack, null);
     }
 
     /** {@code serve}'s listening side with {@code framing} (MPA or IFT) as Responder. */
     public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack) {
-        return new Server(stack, framing, ownsStack);
+        return new Server(stack, framing, ownsStack, null);
+    }
+
+    /** As above, MPA inside TLS with {@code tls} (plain TCP when null). */
+    public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack, TlsSettings tls) {
+        return new Server(stack, MpaFraming.of(mpa), ownsStack, tls);
+    }
+
+    /** As above, {@code framing} (MPA or IFT) inside TLS with {@code tls} (plain TCP when null). */
+    public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
+        return new Server(stack, framing, ownsStack, tls);
     }
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
     public static ClientWire client(IwarpStack stack) {
-        return new Client(stack, null);
+        return new Client(stack, null, null);
+    }
+
+    /** The client side inside TLS with {@code tls} (plain TCP when null); {@code mpa} null: as {@link #client(IwarpStack)}. */
+    public static ClientWire client(IwarpStack stack, MpaSettings mpa, TlsSettings tls) {
+        return new Client(stack, mpa == null ? null : MpaFraming.of(mpa), tls);
     }
 
     /** The client side with exactly these MPA settings (the read depth and CRC arguments are then ignored). */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa) {
-        return new Client(stack, MpaFraming.of(mpa));
+        return new Client(stack, MpaFraming.of(mpa), null);
     }
 
     /**
@@ -79,7 +96,7 @@ public final class IwarpWire {
      * negotiates neither).
      */
     public static ClientWire client(IwarpStack stack, IftFraming ift) {
-        return new Client(stack, ift);
+        return new Client(stack, ift, null);
     }
 
     /** The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}. */
@@ -234,7 +251,8 @@ public final class IwarpWire {
 
         @Override
         public String parameters() {
-            return describe(qp.connectionParameters());
+            String tls = TlsLayer.describe(qp.channel());
+            return describe(qp.connectionParameters()) + (tls != null ? ", inside " + tls : "");
         }
 
         @Override
@@ -277,11 +295,13 @@ public final class IwarpWire {
         private final IwarpStack stack;
         private final Framing framing;
         private final boolean ownsStack;
+        private final TlsSettings tls;
 
-        Server(IwarpStack stack, Framing framing, boolean ownsStack) {
+        Server(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
             this.stack = stack;
             this.framing = framing;
             this.ownsStack = ownsStack;
+            this.tls = tls;
         }
 
         @Override
@@ -303,7 +323,7 @@ public final class IwarpWire {
         public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
                                Consumer<WireConnectRequest> requests) throws Exception {
             boolean ift = framing instanceof IftFraming;
-            Channel ch = stack.listen(local, framing, onAccept, r -> requests.accept(new Request(r, ift)));
+            Channel ch = stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift)));
             return new Listener() {
                 @Override
                 public InetSocketAddress localAddress() {
@@ -321,11 +341,11 @@ public final class IwarpWire {
         public String describe() {
             String transport = stack.transport().name().toLowerCase() + " transport), ";
             if (framing instanceof IftFraming ift) {
-                return transport + IftWire.listening(ift);
+                return transport + IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
             }
             MpaSettings mpa = ((MpaFraming) framing).settings();
             return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
-                    + ", IRD " + mpa.ird() + " ORD " + mpa.ord();
+                    + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
         }
 
         @Override
@@ -386,10 +406,12 @@ public final class IwarpWire {
     private static final class Client implements ClientWire {
         private final IwarpStack stack;
         private final Framing fixed;
+        private final TlsSettings tls;
 
-        Client(IwarpStack stack, Framing fixed) {
+        Client(IwarpStack stack, Framing fixed, TlsSettings tls) {
             this.stack = stack;
             this.fixed = fixed;
+            this.tls = tls;
         }
 
         @Override
@@ -419,7 +441,7 @@ public final class IwarpWire {
                             c.setup = IftSetup.receive(pd, qp); // ahead of the ULP's receives
                         }
                         beforeStartup.accept(c.attach(qp));
-                    });
+                    }).tls(tls);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
             try {
                 c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
