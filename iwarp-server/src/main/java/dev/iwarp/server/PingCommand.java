@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.IwarpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
