@@ -138,7 +138,7 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
             handshakeReported = true;
             timeout.cancel(false);
             ctx.fireUserEventTriggered(SslHandshakeCompletionEvent.SUCCESS);
-            pending.removeAndWriteAll();
+            writePending(ctx);
             ctx.flush();
         }
         int available = protocol.getAvailableInputBytes();
@@ -147,6 +147,18 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
             protocol.readInput(out.internalNioBuffer(0, available), available);
             out.writerIndex(available);
             ctx.fireChannelRead(out);
+        }
+    }
+
+    /**
+     * Encrypts what was written before the handshake completed, in order. Not
+     * {@code PendingWriteQueue.removeAndWriteAll}: that writes past this handler, in the clear.
+     */
+    private void writePending(ChannelHandlerContext ctx) throws Exception {
+        while (!pending.isEmpty()) {
+            Object msg = ReferenceCountUtil.retain(pending.current());
+            ChannelPromise promise = pending.remove(); // releases its reference, ours remains
+            write(ctx, msg, promise);
         }
     }
 
