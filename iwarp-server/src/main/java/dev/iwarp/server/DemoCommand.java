@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,7 +38,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
-        if (pcap != null && wire.vitcp()) {
+        if (pcap != null && (wire.vitcp() || wire.sctp())) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(pcap);
@@ -49,11 +50,13 @@ final class DemoCommand implements Callable<Integer> {
              RpingServer server = wire.vitcp()
                 ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
                         wire.discriminatorOctets(), false, 1))
+                : wire.sctp() ? RpingServer.start(config, SctpWire.server(serverStack.build(), wire.sctp.framing(false), true))
                 : RpingServer.start(config, serverStack.build(), true);
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.clientWire(clientStack)) {
             out.printf("demo: serve listening on %s (%s), ping -C %d -S %d -v%n", server.localAddress(),
-                    wire.vitcp() ? "VI/TCP, nio" : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
+                    wire.vitcp() ? "VI/TCP, nio" : wire.sctp() ? "SCTP, nio"
+                            : server.stack().transport().name().toLowerCase(), PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();
             s.awaitCounts(PINGS, PINGS, 2L * PINGS, 2_000); // the last Send's completion may trail its delivery

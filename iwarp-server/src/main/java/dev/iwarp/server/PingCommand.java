@@ -53,7 +53,7 @@ final class PingCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = wire.vitcp() ? mpa.checkVitcp(wire.clientWire(null))
-                     : IwarpWire.client(stack, mpa.settings(1, 1))) {
+                     : wire.sctp() ? wire.clientWire(stack) : IwarpWire.client(stack, mpa.settings(1, 1))) {
             return run(client, parse(target, wire.defaultPort()), count, size, verify, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

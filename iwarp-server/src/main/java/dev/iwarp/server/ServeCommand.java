@@ -5,7 +5,9 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ServerWire;
+import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
+import dev.iwarp.bootstrap.SctpFraming;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -24,7 +26,7 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     WireOptions wire = new WireOptions();
 
-    @Option(names = "--port", description = "TCP port (default: 7174, with --wire vitcp 7175).")
+    @Option(names = "--port", description = "TCP port (default: 7174, with --wire vitcp 7175); SCTP port with --wire sctp (default 7176).")
     Integer port;
 
     @Option(names = "--crc", description = "Force MPA CRC (Reply C=1); by default the client's C bit decides. "
@@ -94,6 +96,14 @@ final class ServeCommand implements Callable<Integer> {
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
                     wire.discriminatorOctets(), crc, 2);
             return serveUntilSignal(RpingServer.start(config, vi), null);
+        }
+        if (wire.sctp()) {
+            if (markers || pcap != null || trace) {
+                throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
+            }
+            SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
+            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().build(), sctp, true)),
+                    null);
         }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(dev.iwarp.mpa.MpaFramer.class))

@@ -3,10 +3,12 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpCrcMode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
@@ -15,10 +17,14 @@ import java.util.Locale;
 /** {@code --wire} and the VI/TCP options shared by serve, ping, demo and bench (a picocli mixin). */
 final class WireOptions {
     /** The two wires. */
-    enum Wire { iwarp, vitcp }
+    enum Wire { iwarp, vitcp, sctp }
 
-    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP) or vitcp (draft-dicecco-vitcp-01) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP), vitcp (draft-dicecco-vitcp-01) or sctp "
+            + "(DDP/RDMAP over SCTP, draft-stewart-otis-sctp-ddp-rdma-00) (default: ${DEFAULT-VALUE}).")
     Wire wire = Wire.iwarp;
+
+    @Mixin
+    SctpOptions sctp = new SctpOptions();
 
     @Option(names = "--reliability", paramLabel = "LEVEL",
             description = "VI/TCP reliability level: unreliable, reliable-delivery or reliable-reception; both ends must match (default: ${DEFAULT-VALUE}).")
@@ -38,8 +44,12 @@ final class WireOptions {
         return wire == Wire.vitcp;
     }
 
+    boolean sctp() {
+        return wire == Wire.sctp;
+    }
+
     int defaultPort() {
-        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ServerConfig.DEFAULT_PORT;
+        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : sctp() ? SctpWire.DEFAULT_PORT : ServerConfig.DEFAULT_PORT;
     }
 
     byte[] discriminatorOctets() {
@@ -66,7 +76,7 @@ final class WireOptions {
     /** As above; a VI/TCP client gets {@code threads} event loop threads. */
     ClientWire clientWire(IwarpStack stack, int threads) {
         return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets(), threads)
-                : IwarpWire.client(stack);
+                : sctp() ? SctpWire.client(stack, sctp.framing(true)) : IwarpWire.client(stack);
     }
 
     private static <E extends Enum<E>> E enumValue(Class<E> type, String option, String value) {
