@@ -12,10 +12,7 @@ import dev.iwarp.ift.IftMode;
 import dev.iwarp.ift.IftParameters;
 import dev.iwarp.ift.IftRole;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
 
-import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
@@ -30,22 +27,12 @@ import java.util.function.Consumer;
  * channel stops reading) until the decision. A stream in IFT's DDP mode (both R bits clear: no RDMAP)
  * is refused.
  */
-final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
+final class IftLlpAdapter extends AcceptingLlpAdapter {
     private final IftFraming framing;
-    private final Consumer<IwarpConnectionRequest> onRequest;
-    private ChannelHandlerContext ctx;
-    /** Node B, adaption done, not yet accepted: the startup event waits here, and ULPDUs behind it. */
-    private LlpStartupEvent pendingStartup;
-    private ArrayDeque<Object> held;
 
     IftLlpAdapter(IftFraming framing, Consumer<IwarpConnectionRequest> onRequest) {
+        super(onRequest);
         this.framing = framing;
-        this.onRequest = onRequest;
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
     }
 
     @Override
@@ -59,13 +46,7 @@ final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
                         "the peer runs IFT in DDP mode (both R bits clear): no RDMAP over it")));
                 ctx.close();
             } else {
-                LlpStartupEvent startup = startup(e.parameters(), ctx);
-                if (e.parameters().role() == IftRole.NODE_B && onRequest != null) {
-                    pendingStartup = startup;
-                    onRequest.accept(connectionRequest(e.parameters()));
-                } else {
-                    ctx.fireUserEventTriggered(startup);
-                }
+                started(ctx, startup(e.parameters(), ctx), e.parameters().role() == IftRole.NODE_B, e.parameters());
             }
         }
         ctx.fireUserEventTriggered(evt);
@@ -73,15 +54,7 @@ final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (pendingStartup == null) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        if (held == null) {
-            held = new ArrayDeque<>();
-            ctx.channel().config().setAutoRead(false); // at most one read batch waits for the decision
-        }
-        held.add(msg);
+        deliver(ctx, msg);
     }
 
     @Override
@@ -92,41 +65,6 @@ final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
                     e.getMessage(), e);
         }
         ctx.fireExceptionCaught(cause);
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        releaseHeld();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        releaseHeld();
-        super.channelInactive(ctx);
-    }
-
-    private void releaseHeld() {
-        if (held != null) {
-            held.forEach(ReferenceCountUtil::release);
-            held = null;
-        }
-    }
-
-    /** Node B accepted: the stream starts, then what arrived meanwhile goes up in order. */
-    private void accepted() {
-        LlpStartupEvent startup = pendingStartup;
-        if (startup == null) {
-            return;
-        }
-        pendingStartup = null;
-        ctx.fireUserEventTriggered(startup);
-        if (held != null) {
-            ArrayDeque<Object> q = held;
-            held = null;
-            q.forEach(ctx::fireChannelRead);
-            ctx.fireChannelReadComplete();
-            ctx.channel().config().setAutoRead(true);
-        }
     }
 
     private LlpStartupEvent startup(IftParameters p, ChannelHandlerContext ctx) {
@@ -155,37 +93,5 @@ final class IftLlpAdapter extends ChannelInboundHandlerAdapter {
                 .version(p.ddpVersion()).ird(framing.ird()).ord(framing.ord())
                 .digestsPayload(p.txPayloadCrc()).build();
         return LlpStartupEvent.success(parameters, lower);
-    }
-
-    private IwarpConnectionRequest connectionRequest(IftParameters p) {
-        return new IwarpConnectionRequest(ctx.channel(), new IwarpConnectionRequest.Answer() {
-            @Override
-            public byte[] privateData() {
-                return new byte[0]; // IFT carries none
-            }
-
-            @Override
-            public IftParameters request() {
-                return p;
-            }
-
-            @Override
-            public void accept(byte[] replyPrivateData, int ird, int ord) {
-                // IFT has no reply to carry private data or IRD/ORD: they were agreed beforehand
-                if (ctx.executor().inEventLoop()) {
-                    accepted();
-                } else {
-                    ctx.executor().execute(IftLlpAdapter.this::accepted);
-                }
-            }
-
-            @Override
-            public void reject(byte[] replyPrivateData) {
-                ctx.executor().execute(() -> {
-                    pendingStartup = null;
-                    releaseHeld();
-                });
-            }
-        });
     }
 }

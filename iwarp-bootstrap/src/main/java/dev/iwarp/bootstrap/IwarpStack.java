@@ -18,7 +18,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.Promise;
@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The entry point of the verbs API over real TCP: a software RNIC ({@link RdmaDevice}), event
+ * The entry point of the verbs API over real TCP (or SCTP with {@link SctpFraming}): a software RNIC ({@link RdmaDevice}), event
  * loops, and client and server bootstraps that compose transport, a {@link Framing} (MPA by default),
  * DDP and the RDMAP engine.
  *
@@ -50,9 +50,12 @@ public final class IwarpStack implements AutoCloseable {
     private final RdmaDevice device = new RdmaDevice();
     private final Consumer<Channel> channelHook;
     private final Consumer<Channel> framingHook;
+    private final int threads;
+    private EventLoopGroup sctpGroup;
 
     private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook) {
         this.transport = transport;
+        this.threads = threads;
         this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
         this.channelHook = channelHook;
         this.framingHook = framingHook;
@@ -92,11 +95,12 @@ public final class IwarpStack implements AutoCloseable {
     private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
         RdmaEngine engine = new RdmaEngine(options.pd(), options.sendCq(), options.recvCq());
         options.beforeStartupCallback().accept(engine.queuePair());
-        ChannelFuture cf = new Bootstrap().group(group).channel(transport.socketChannel())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new ChannelInitializer<SocketChannel>() {
+        Bootstrap b = options.framing() instanceof SctpFraming
+                ? SctpBootstraps.client(sctpGroup(), (SctpFraming) options.framing())
+                : new Bootstrap().group(group).channel(transport.socketChannel()).option(ChannelOption.TCP_NODELAY, true);
+        ChannelFuture cf = b.handler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(SocketChannel ch) {
+                    protected void initChannel(Channel ch) {
                         channelHook.accept(ch);
                         TlsSettings tls = options.tls();
                         Framing framing = tls == null ? options.framing()
@@ -191,11 +195,13 @@ public final class IwarpStack implements AutoCloseable {
         Objects.requireNonNull(framing);
         Objects.requireNonNull(onAccept);
         Objects.requireNonNull(onRequest);
-        return new ServerBootstrap().group(group).channel(transport.serverChannel())
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
+        ServerBootstrap b = framing instanceof SctpFraming
+                ? SctpBootstraps.server(sctpGroup(), (SctpFraming) framing)
+                : new ServerBootstrap().group(group).channel(transport.serverChannel())
+                        .childOption(ChannelOption.TCP_NODELAY, true);
+        return b.childHandler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(SocketChannel ch) {
+                    protected void initChannel(Channel ch) {
                         channelHook.accept(ch);
                         onAccept.accept(ch);
                         if (tls == null) {
@@ -224,8 +230,24 @@ public final class IwarpStack implements AutoCloseable {
         });
     }
 
+    /**
+     * The event loops of SCTP associations: NIO, whatever {@link #transport()} is (Netty's epoll and
+     * io_uring transports have no SCTP). Created at the first SCTP use.
+     */
+    private synchronized EventLoopGroup sctpGroup() {
+        if (sctpGroup == null) {
+            sctpGroup = transport == Transport.NIO ? group : new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        }
+        return sctpGroup;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            if (sctpGroup != null && sctpGroup != group) {
+                sctpGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            }
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         device.close();
     }

@@ -83,6 +83,9 @@ final class BenchCommand implements Callable<Integer> {
         if (wire.ift() && crc) {
             throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
         }
+        if (wire.sctp()) {
+            wire.sctp.framing(true); // no SCTP on this machine: one line, exit 2 (not a failed run)
+        }
         Bench.Settings s = settings(); // IllegalArgumentException: one line, exit 2
         BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());

@@ -75,7 +75,7 @@ final class PingCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         InetSocketAddress server;
         try {
-            tls.check(wire.vitcp() || wire.ift());
+            tls.check(wire.vitcp() || wire.ift() || wire.sctp());
             server = HostPort.of(target, address, port).resolve(wire.defaultPort());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

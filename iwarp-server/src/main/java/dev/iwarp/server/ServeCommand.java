@@ -6,7 +6,9 @@ import picocli.CommandLine.Command;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaIrdOrd;
 import dev.iwarp.server.wire.ServerWire;
+import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
+import dev.iwarp.bootstrap.SctpFraming;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -34,7 +36,7 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
-    @Option(names = "--port", description = "TCP port, 0..65535; 0 picks a free one (default: 7174, --wire vitcp 7175, --wire ift 7176).")
+    @Option(names = "--port", description = "TCP port, 0..65535; 0 picks a free one (default: 7174, --wire vitcp 7175, --wire ift 7176); SCTP port with --wire sctp (default 7177).")
     @Range(max = HostPort.MAX_PORT)
     Integer port;
 
@@ -137,7 +139,7 @@ final class ServeCommand implements Callable<Integer> {
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
-        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift());
+        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
@@ -147,6 +149,14 @@ final class ServeCommand implements Callable<Integer> {
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
                     wire.discriminatorOctets(), crc, 2);
             return serveUntilSignal(start(config, () -> RpingServer.start(config, vi)), null);
+        }
+        if (wire.sctp()) {
+            if (markers || pcap != null || trace) {
+                throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
+            }
+            SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
+            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().build(), sctp, true)),
+                    null);
         }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(

@@ -69,7 +69,7 @@ final class TlsOptions {
             throw new IllegalArgumentException("--cert, --key, --trust, --pin, --psk-file, --psk-env and --tls-name need --tls");
         }
         if (tls && vitcp) {
-            throw new IllegalArgumentException("--tls is for --wire iwarp (MPA); the tools run VI/TCP and IFT without TLS");
+            throw new IllegalArgumentException("--tls is for --wire iwarp (MPA); the tools run VI/TCP, IFT and SCTP without TLS");
         }
         if (pskFile != null && pskEnv != null) {
             throw new IllegalArgumentException("--psk-file or --psk-env, not both");
@@ -162,7 +162,7 @@ final class TlsOptions {
 
     /** The client wire of {@code wire} on {@code stack}, inside TLS when --tls is given. */
     ClientWire clientWire(WireOptions wire, IwarpStack stack, int threads) {
-        TlsSettings s = client(wire.vitcp() || wire.ift());
+        TlsSettings s = client(wire.vitcp() || wire.ift() || wire.sctp());
         return s == null ? wire.clientWire(stack, threads) : IwarpWire.client(stack, null, s);
     }
 

@@ -3,6 +3,7 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
@@ -15,15 +16,19 @@ import java.util.Locale;
 
 /** {@code --wire}, the VI/TCP and the IFT options shared by serve, ping, demo and bench (a picocli mixin). */
 final class WireOptions {
-    /** The three wires. */
-    enum Wire { iwarp, vitcp, ift }
+    /** The four wires. */
+    enum Wire { iwarp, vitcp, ift, sctp }
 
-    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP), vitcp (draft-dicecco-vitcp-01) or ift "
-            + "(DDP/RDMAP over IFT, draft-williams-iwarp-ift-01) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--wire", description = "iwarp (MPA/DDP/RDMAP), vitcp (draft-dicecco-vitcp-01), ift "
+            + "(DDP/RDMAP over IFT, draft-williams-iwarp-ift-01) or sctp (DDP/RDMAP over SCTP, "
+            + "draft-stewart-otis-sctp-ddp-rdma-00) (default: ${DEFAULT-VALUE}).")
     Wire wire = Wire.iwarp;
 
     @Mixin
     IftOptions ift = new IftOptions();
+
+    @Mixin
+    SctpOptions sctp = new SctpOptions();
 
     @Option(names = "--reliability", paramLabel = "LEVEL",
             description = "VI/TCP reliability level: unreliable, reliable-delivery or reliable-reception; both ends must match (default: ${DEFAULT-VALUE}).")
@@ -48,8 +53,13 @@ final class WireOptions {
         return wire == Wire.ift;
     }
 
+    boolean sctp() {
+        return wire == Wire.sctp;
+    }
+
     int defaultPort() {
-        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ift() ? ServerConfig.DEFAULT_IFT_PORT : ServerConfig.DEFAULT_PORT;
+        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ift() ? ServerConfig.DEFAULT_IFT_PORT
+                : sctp() ? SctpWire.DEFAULT_PORT : ServerConfig.DEFAULT_PORT;
     }
 
     byte[] discriminatorOctets() {
@@ -85,7 +95,8 @@ final class WireOptions {
     ClientWire clientWire(IwarpStack stack, int threads) {
         ift.refuseUnlessIft(ift());
         return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets(), threads)
-                : ift() ? IwarpWire.client(stack, ift.framing(10_000, 1, 1)) : IwarpWire.client(stack);
+                : ift() ? IwarpWire.client(stack, ift.framing(10_000, 1, 1))
+                : sctp() ? SctpWire.client(stack, sctp.framing(true)) : IwarpWire.client(stack);
     }
 
     /**
@@ -93,7 +104,7 @@ final class WireOptions {
      * as rping), or VI/TCP or IFT, which refuse them.
      */
     ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa) {
-        if (ift()) {
+        if (ift() || sctp()) {
             IftOptions.refuseMpaOptions(mpa);
             return clientWire(stack);
         }

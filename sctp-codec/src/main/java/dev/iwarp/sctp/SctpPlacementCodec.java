@@ -167,8 +167,9 @@ public class SctpPlacementCodec extends ChannelDuplexHandler {
                 out.writeInt((int) txAws);
             }
             out.writeBytes(chunk.content(), chunk.content().readerIndex(), data);
-            ctx.write(new SctpMessage(0, 0, true, out), promise);
-            promise.addListener(f -> {
+            ChannelPromise sent = promise.unvoid(); // the engine writes most segments with a void promise
+            ctx.write(new SctpMessage(0, 0, true, out), sent);
+            sent.addListener(f -> {
                 if (!f.isSuccess() && isMessageTooLong(f.cause())) {
                     fail(ctx, new SctpShimException(SctpShimError.C11, f.cause().getMessage()));
                 }

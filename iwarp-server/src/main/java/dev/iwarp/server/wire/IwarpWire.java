@@ -389,7 +389,7 @@ public final class IwarpWire {
         }
     }
 
-    private static ProtectionDomain pdOf(WireDomain domain) {
+    static ProtectionDomain pdOf(WireDomain domain) {
         if (domain instanceof Domain d) {
             return d.pd;
         }

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Live SCTP (issue 11): boots the sctp-vm guest once (real kernel SCTP, libsctp.so.1, a JRE 17;
+# ../shared/interop/sctp-vm) and runs our iwarp-server.jar there over guest loopback:
+#   1. serve --wire sctp, ping over IPv4 and IPv6 (client bound to one address), a brief bench;
+#   2. the indication combinations: both 4 (enabled), server without indication, client without
+#      indication, client RDMA_ONLY (refused by our ULP: I2) -- each must fail cleanly;
+#   3. a tcpdump of the first association: decoded here (no Python in the guest) and asserted to
+#      carry parameter 0xC006 with value 4 in both INIT and INIT-ACK.
+# Usage (root): interop/sctp-guest.sh iwarp-server/target/iwarp-server.jar   (.ci/run: timeout 300)
+set -euo pipefail
+JAR=${1:?usage: $0 iwarp-server.jar}
+HERE=$(cd "$(dirname "$0")" && pwd)
+VM=${SCTP_VM:-$HERE/../../shared/interop/sctp-vm}
+[[ -d $VM ]] || VM=/work/shared/interop/sctp-vm
+bash "$VM/setup.sh" >/dev/null
+SHARE=$(mktemp -d)
+trap 'rm -rf "$SHARE"' EXIT
+cp "$JAR" "$SHARE/iwarp-server.jar"
+cat > "$SHARE/guest.sh" <<'GUEST'
+set -u
+cp /host/iwarp-server.jar /tmp/ && cd /tmp
+J="java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar /tmp/iwarp-server.jar"
+fail=0
+check() { if [ "$1" = "$2" ]; then echo "OK   $3"; else echo "FAIL $3 (exit $1, expected $2)"; fail=1; fi; }
+tcpdump -i lo -n -s 0 -c 40 -w /host/assoc.pcap sctp 2>/dev/null &
+TD=$!
+$J serve --wire sctp --address 0.0.0.0 > serve.log 2>&1 &
+SERVE=$!
+for i in $(seq 1 60); do grep -q "listening" serve.log && break; sleep 1; done
+t0=$(date +%s)
+$J ping --wire sctp --bind 127.0.0.1 -C 3 -S 1000 -v 127.0.0.1 > ping4.log 2>&1; check $? 0 "ping IPv4 over SCTP ($(( $(date +%s) - t0 )) s)"
+sleep 1; kill $TD 2>/dev/null
+t0=$(date +%s)
+$J ping --wire sctp --bind ::1 -C 3 -S 60000 -v '[::1]' > ping6.log 2>&1; check $? 0 "ping IPv6 over SCTP, 60000-octet pings ($(( $(date +%s) - t0 )) s)"
+$J bench --wire sctp --bind 127.0.0.1 --op write --size 65536 --iterations 200 127.0.0.1 > bench.log 2>&1; check $? 0 "bench write 64 KiB x 200"
+grep -iE "MB/s|ops|latency|p50" bench.log | head -4
+$J ping --wire sctp --bind 127.0.0.1 --sctp-local-indication 0 -C 1 127.0.0.1 > noind.log 2>&1; check $? 1 "client without indication: refused"
+$J ping --wire sctp --bind 127.0.0.1 --sctp-local-indication 3 -C 1 127.0.0.1 > rdmaonly.log 2>&1; check $? 1 "client indicating RDMA_ONLY: refused (I2)"
+kill $SERVE; wait $SERVE 2>/dev/null
+$J serve --wire sctp --port 7177 --sctp-local-indication 0 > serve0.log 2>&1 &
+SERVE=$!
+for i in $(seq 1 60); do grep -q "listening" serve0.log && break; sleep 1; done
+$J ping --wire sctp --bind 127.0.0.1 -C 1 127.0.0.1:7177 > srv0.log 2>&1; check $? 1 "server without indication: disabled, refused"
+kill $SERVE; wait $SERVE 2>/dev/null
+for f in ping4 ping6 noind rdmaonly srv0; do echo "--- $f"; tail -3 $f.log; done
+echo "guest-result $fail"
+GUEST
+start=$(date +%s)
+OUT=$(bash "$VM/run.sh" -q --share "$SHARE" --timeout 280 -- 'bash /host/guest.sh' 2>&1) || true
+echo "$OUT"
+echo "guest wall time: $(( $(date +%s) - start )) s"
+grep -q "guest-result 0" <<<"$OUT" || { echo "sctp-guest: FAILED in the guest" >&2; exit 1; }
+# INIT / INIT-ACK of the first association: parameter 0xC006 = 4 both ways
+python3 - "$SHARE/assoc.pcap" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+le = data[:4] == b'\xd4\xc3\xb2\xa1'
+E = '<' if le else '>'
+linktype = struct.unpack(E + 'I', data[20:24])[0]
+off, seen = 24, {}
+while off + 16 <= len(data):
+    _, _, incl, _ = struct.unpack(E + 'IIII', data[off:off + 16]); pkt = data[off + 16:off + 16 + incl]; off += 16 + incl
+    l2 = 14 if linktype == 1 else 16 if linktype == 113 else 4 if linktype == 0 else 0
+    ip = pkt[l2:]
+    v = ip[0] >> 4
+    sctp = ip[(ip[0] & 15) * 4:] if v == 4 else ip[40:]
+    p = 12
+    while p + 4 <= len(sctp):
+        ctype, _, clen = struct.unpack('>BBH', sctp[p:p + 4])
+        if ctype in (1, 2):
+            name = 'INIT' if ctype == 1 else 'INIT-ACK'
+            q, end = p + 20, p + clen
+            while q + 4 <= end:
+                ptype, plen = struct.unpack('>HH', sctp[q:q + 4])
+                if ptype == 0xC006:
+                    val = struct.unpack('>I', sctp[q + 4:q + 8])[0]
+                    print('%-8s Adaptation Layer Indication (0xc006) length %d value 0x%08x: %s' % (
+                        name, plen, val, sctp[q:q + plen].hex(' ')))
+                    seen.setdefault(name, val)
+                q += (plen + 3) & ~3
+        p += (clen + 3) & ~3
+ok = seen.get('INIT') == 4 and seen.get('INIT-ACK') == 4
+print('INIT and INIT-ACK carry 0xC006 = 4:', 'yes' if ok else 'NO (%s)' % seen)
+sys.exit(0 if ok else 1)
+PY

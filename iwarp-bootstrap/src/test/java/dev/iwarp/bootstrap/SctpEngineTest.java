@@ -1,0 +1,272 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.ddp.llp.LlpParameters;
+import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.sctp.AwsSequencer;
+import dev.iwarp.sctp.SctpAdaptation;
+import dev.iwarp.sctp.SctpIndication;
+import dev.iwarp.sctp.SctpShim;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.QpState;
+import dev.iwarp.verbs.RecvRequest;
+import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.verbs.WcOpcode;
+import dev.iwarp.verbs.WcStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.sctp.SctpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * DDP and RDMAP over the SCTP adaptation through {@link SctpFraming} and {@link SctpLlpAdapter}, on an
+ * in-memory SCTP pair ({@link SctpPair}): every RDMA operation at 0, 1, MULPDU-1, MULPDU, MULPDU+1
+ * octets, 1 MiB and 16 MiB, in order and with arrivals shuffled; Send variants, immediate data,
+ * atomics, a Terminate; and hostile messages (unregistered STag, offset out of bounds, AWS far ahead,
+ * extension disagreeing with the DDP header), none of which places anything outside a region.
+ */
+class SctpEngineTest {
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<ByteBuf> buffers = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+        buffers.forEach(ByteBuf::release);
+    }
+
+    private ByteBuf buffer(int size, int seed) {
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+        byte[] content = new byte[size];
+        for (int i = 0; i < size; i++) {
+            content[i] = (byte) (i * 7 + seed);
+        }
+        b.writeBytes(content); // one write: paranoid leak detection records every buffer operation
+        buffers.add(b);
+        return b;
+    }
+
+    private SctpPair pair(boolean unordered) throws Exception {
+        SctpPair p = new SctpPair(unordered);
+        closeables.add(p);
+        return p;
+    }
+
+    private static Completion take(CompletionQueue cq) throws InterruptedException {
+        Completion c = cq.take(30, TimeUnit.SECONDS);
+        assertNotNull(c, "completion timed out");
+        return c;
+    }
+
+    private static byte[] bytes(ByteBuf b, int index, int length) {
+        byte[] a = new byte[length];
+        b.getBytes(index, a);
+        return a;
+    }
+
+    @ParameterizedTest(name = "unordered arrival {0}")
+    @ValueSource(booleans = {false, true})
+    void writeReadSendAtEverySize(boolean unordered) throws Exception {
+        SctpPair c = pair(unordered);
+        LlpParameters p = c.client.connectionParameters();
+        assertEquals("SCTP", p.framingName());
+        SctpAdaptation a = p.framing(SctpAdaptation.class);
+        assertEquals(SctpIndication.RDMA_AND_NEGOTIATION, a.peer());
+        int mulpdu = p.mulpdu();
+        assertEquals(1412, mulpdu, "§9.3: 1432 - 20");
+        long wr = 0;
+        for (int size : new int[] {0, 1, mulpdu - 1, mulpdu, mulpdu + 1, 1 << 20, 16 << 20}) {
+            int n = Math.max(size, 1);
+            MemoryRegion src = c.cpd.register(buffer(n, size), Access.LOCAL_WRITE);
+            MemoryRegion target = c.spd.register(buffer(n, 0), Access.REMOTE_WRITE, Access.REMOTE_READ,
+                    Access.LOCAL_WRITE);
+            c.client.postSend(SendRequest.rdmaWrite(++wr, src.slice(0, size), target.stag(), target.iova()));
+            assertTrue(take(c.clientSend).isSuccess());
+            MemoryRegion sink = c.cpd.register(buffer(n, 0), Access.LOCAL_WRITE);
+            c.client.postSend(SendRequest.rdmaRead(++wr, sink.slice(0, size), target.stag(), target.iova()));
+            Completion read = take(c.clientSend);
+            assertTrue(read.isSuccess(), read::toString);
+            assertArrayEquals(bytes(src.memory(), 0, size), bytes(sink.memory(), 0, size), "Write then Read of " + size);
+            MemoryRegion recv = c.spd.register(buffer(n, 0), Access.LOCAL_WRITE);
+            c.server.postRecv(RecvRequest.of(size, recv.slice(0, size)));
+            c.client.postSend(SendRequest.send(++wr, src.slice(0, size)));
+            assertTrue(take(c.clientSend).isSuccess());
+            Completion r = take(c.serverRecv);
+            assertEquals(size, r.byteLength());
+            assertArrayEquals(bytes(src.memory(), 0, size), bytes(recv.memory(), 0, size), "Send of " + size);
+            for (MemoryRegion mr : List.of(src, target, sink, recv)) {
+                mr.deregister();
+            }
+        }
+    }
+
+    @Test
+    void sendVariantsImmediateDataAtomicsShuffled() throws Exception {
+        SctpPair c = pair(true);
+        MemoryRegion recv = c.spd.register(buffer(256, 0), Access.LOCAL_WRITE);
+        for (int i = 0; i < 3; i++) {
+            c.server.postRecv(RecvRequest.of(i, recv.slice(i * 64, 64)));
+        }
+        MemoryRegion invalidatable = c.spd.register(buffer(8, 0), Access.REMOTE_WRITE);
+        MemoryRegion src = c.cpd.register(buffer(64, 3), Access.LOCAL_WRITE);
+        c.client.postSend(SendRequest.send(1, src.slice(0, 10)).solicited());
+        c.client.postSend(SendRequest.sendWithInvalidate(2, src.slice(0, 20), invalidatable.stag()));
+        c.client.postSend(SendRequest.immediateData(3, 0x1122334455667788L));
+        assertTrue(take(c.serverRecv).solicited());
+        assertTrue(take(c.serverRecv).hasInvalidatedStag());
+        assertFalse(invalidatable.isValid());
+        Completion s3 = take(c.serverRecv);
+        assertEquals(WcOpcode.RECV_IMMEDIATE, s3.opcode());
+        assertEquals(0x1122334455667788L, s3.immediateData());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(take(c.clientSend).isSuccess());
+        }
+        MemoryRegion counter = c.spd.register(buffer(8, 0), Access.REMOTE_ATOMIC);
+        counter.memory().setLong(0, 41);
+        MemoryRegion result = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
+        c.client.postSend(SendRequest.fetchAdd(4, result.all(), counter.stag(), counter.iova(), 1, 0));
+        Completion f = take(c.clientSend);
+        assertTrue(f.isSuccess(), f::toString);
+        assertEquals(41, f.immediateData());
+        assertEquals(42, counter.memory().getLong(0));
+        c.client.postSend(SendRequest.compareSwap(5, result.all(), counter.stag(), counter.iova(), 42, -1, 7, -1));
+        assertTrue(take(c.clientSend).isSuccess());
+        assertEquals(7, counter.memory().getLong(0));
+    }
+
+    @Test
+    void unregisteredStagIsTerminatedOverSctp() throws Exception {
+        SctpPair c = pair(false);
+        MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
+        MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
+        MemoryRegion sink = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
+        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+        c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        assertTrue(take(c.clientSend).isSuccess(), "the Write completes when sent");
+        assertEquals(WcStatus.REM_ACCESS_ERR, take(c.clientSend).status());
+        assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause(), "DDP invalid STag");
+        assertArrayEquals(new byte[64], zeroed(target), "nothing placed");
+    }
+
+    /** The region's content compared against what {@link #buffer} wrote with seed 0. */
+    private static byte[] zeroed(MemoryRegion mr) {
+        int n = mr.memory().writerIndex();
+        byte[] diff = bytes(mr.memory(), 0, n);
+        for (int i = 0; i < n; i++) {
+            diff[i] -= (byte) (i * 7);
+        }
+        return diff;
+    }
+
+    @Test
+    void offsetOutOfBoundsIsTerminatedAndNothingPlacedOutside() throws Exception {
+        SctpPair c = pair(false);
+        ByteBuf whole = buffer(256, 0);
+        MemoryRegion target = c.spd.register(whole.slice(64, 64), Access.REMOTE_WRITE);
+        MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
+        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag(), target.iova() + 32));
+        take(c.clientSend);
+        await(() -> c.client.peerTerminate() != null);
+        assertEquals(1, c.client.peerTerminate().cause().layer(), "DDP");
+        assertEquals(1, c.client.peerTerminate().cause().errorType(), "tagged buffer error");
+        assertEquals(0x01, c.client.peerTerminate().cause().errorCode(), "base or bounds violation");
+        byte[] after = bytes(whole, 0, 256);
+        for (int i = 0; i < 256; i++) {
+            assertEquals((byte) (i * 7), after[i], "octet " + i + " untouched");
+        }
+    }
+
+    @Test
+    void terminateTravelsAsANoPlacementMessage() throws Exception {
+        SctpPair c = pair(true);
+        MemoryRegion src = c.cpd.register(buffer(8, 1), Access.LOCAL_WRITE);
+        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), 0x7777_7700, 0));
+        take(c.clientSend);
+        await(() -> c.client.peerTerminate() != null);
+        assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause());
+        c.client.close().await(5, TimeUnit.SECONDS);
+        assertEquals(QpState.ERROR, c.client.state());
+    }
+
+    /** Runs {@code message} into the server's pipeline below the shim, on its event loop. */
+    private static void inject(Channel ch, Callable<SctpMessage> message) throws Exception {
+        ch.eventLoop().submit(() -> {
+            ch.pipeline().context(SctpShim.COMPLETION).fireChannelRead(message.call());
+            return null;
+        }).get(5, TimeUnit.SECONDS);
+    }
+
+    private static long serverCumulativeAws(Channel ch) throws Exception {
+        return ch.eventLoop().submit(() -> ch.pipeline().get(AwsSequencer.class).cumulativeAws()).get();
+    }
+
+    /** Extension ‖ tagged DDP header ‖ payload, as a peer's shim would send it. */
+    private static SctpMessage taggedWrite(int tag, long offset, long aws, int stag, long to, int length) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeInt(3 << 8).writeInt(tag).writeLong(offset).writeInt((int) aws);
+        b.writeByte(0xC1).writeByte(0x40).writeInt(stag).writeLong(to);
+        b.writeZero(length);
+        return new SctpMessage(0, 0, true, b);
+    }
+
+    @Test
+    void extensionDisagreeingWithTheDdpHeaderAbortsAndPlacesNothing() throws Exception {
+        SctpPair c = pair(false);
+        MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
+        long aws = serverCumulativeAws(c.serverChannel) + 1;
+        inject(c.serverChannel, () -> taggedWrite(target.stag(), target.iova(), aws, target.stag(), target.iova() + 1, 8));
+        await(() -> !c.serverChannel.isOpen());
+        assertArrayEquals(new byte[64], zeroed(target), "nothing placed");
+        await(() -> c.server.state() == QpState.ERROR);
+    }
+
+    @Test
+    void awsFarAheadAbortsAndPlacesNothing() throws Exception {
+        SctpPair c = pair(false);
+        MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
+        long aws = serverCumulativeAws(c.serverChannel) + 100_000;
+        inject(c.serverChannel, () -> taggedWrite(target.stag(), target.iova(), aws, target.stag(), target.iova(), 8));
+        await(() -> !c.serverChannel.isOpen());
+        assertArrayEquals(new byte[64], zeroed(target), "nothing placed");
+        await(() -> c.server.state() == QpState.ERROR);
+    }
+
+    @Test
+    void rdmaModeFromTheWrongIndicationAborts() throws Exception {
+        SctpPair c = pair(false);
+        long aws = serverCumulativeAws(c.serverChannel) + 1;
+        inject(c.serverChannel, () -> {
+            ByteBuf b = Unpooled.buffer().writeInt(1 << 8).writeInt(0).writeLong(0).writeInt((int) aws).writeZero(18);
+            return new SctpMessage(0, 0, true, b); // DDP_MODE from an RDMA_AND_NEGOTIATION sender: R2
+        });
+        await(() -> !c.serverChannel.isOpen());
+    }
+
+    private static void await(Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.call()) {
+            assertTrue(System.nanoTime() < deadline, "condition not met in 10 s");
+            Thread.sleep(10);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.iwarp.server.wire;
+
+import dev.iwarp.bootstrap.ConnectOptions;
+import dev.iwarp.bootstrap.IwarpConnectionRequest;
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.SctpFraming;
+import dev.iwarp.sctp.IndicationTransport;
+import dev.iwarp.sctp.SctpAdaptation;
+import dev.iwarp.sctp.SctpNative;
+import io.netty.channel.Channel;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * DDP and RDMAP over SCTP (the SCTP DDP/RDMA adaptation, {@link SctpFraming}) as a wire: the same
+ * iWARP stack and verbs as {@link IwarpWire}, SCTP associations instead of MPA over TCP.
+ */
+public final class SctpWire {
+    /** serve's default SCTP port (next to MPA's 7174 and VI/TCP's 7175). */
+    public static final int DEFAULT_PORT = 7177;
+
+    private SctpWire() {
+    }
+
+    /**
+     * {@code null} when this machine can run the SCTP wire with {@code transport}, else one line
+     * saying what is missing: libsctp.so.1, the kernel's SCTP, or native access for the indication.
+     */
+    public static String unavailableReason(IndicationTransport transport) {
+        com.sun.nio.sctp.SctpChannel ch;
+        try {
+            ch = com.sun.nio.sctp.SctpChannel.open();
+        } catch (UnsupportedOperationException e) {
+            return "no SCTP here: the JDK cannot load libsctp.so.1 (install lksctp-tools): " + e.getMessage();
+        } catch (IOException e) {
+            return "no SCTP here: the kernel refuses SCTP sockets (load the sctp kernel module): " + e.getMessage();
+        } catch (Throwable e) {
+            return "no SCTP here: " + e;
+        }
+        try (com.sun.nio.sctp.SctpChannel c = ch) {
+            if (transport == IndicationTransport.NATIVE) {
+                if (SctpNative.unavailableReason() != null) {
+                    return SctpNative.unavailableReason() + " (or choose --sctp-indication hello or static)";
+                }
+                SctpNative.prepare(c, 0);
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** serve's listening side over SCTP on {@code stack}. */
+    public static ServerWire server(IwarpStack stack, SctpFraming framing, boolean ownsStack) {
+        return new ServerWire() {
+            @Override
+            public String name() {
+                return "sctp";
+            }
+
+            @Override
+            public WireDomain allocDomain() {
+                return IwarpWire.domain(stack.allocPd());
+            }
+
+            @Override
+            public String messageHandlerName(Channel ch) {
+                return dev.iwarp.bootstrap.IwarpPipeline.LLP; // it hands each ULPDU to DDP
+            }
+
+            @Override
+            public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
+                                   Consumer<WireConnectRequest> requests) throws Exception {
+                Channel ch = stack.listen(local, framing, onAccept, r -> requests.accept(request(r)));
+                return new Listener() {
+                    @Override
+                    public InetSocketAddress localAddress() {
+                        return (InetSocketAddress) ch.localAddress();
+                    }
+
+                    @Override
+                    public void close() {
+                        ch.close().syncUninterruptibly();
+                    }
+                };
+            }
+
+            @Override
+            public String describe() {
+                return "SCTP, nio), " + framing;
+            }
+
+            @Override
+            public void close() {
+                if (ownsStack) {
+                    stack.close();
+                }
+            }
+        };
+    }
+
+    private static WireConnectRequest request(IwarpConnectionRequest r) {
+        return new WireConnectRequest() {
+            @Override
+            public Channel channel() {
+                return r.channel();
+            }
+
+            @Override
+            public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
+                IwarpWire.Connection c = IwarpWire.connection(listener);
+                return c.attach(r.accept(IwarpWire.pdOf(domain), c.sendCq(), c.recvCq(), setupData));
+            }
+
+            @Override
+            public void reject() {
+                r.reject(new byte[0]);
+            }
+        };
+    }
+
+    /** The client side over SCTP on {@code stack} (not closed by the wire). */
+    public static ClientWire client(IwarpStack stack, SctpFraming framing) {
+        return new ClientWire() {
+            @Override
+            public String name() {
+                return "sctp";
+            }
+
+            @Override
+            public WireDomain allocDomain() {
+                return IwarpWire.domain(stack.allocPd());
+            }
+
+            @Override
+            public WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
+                                          WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
+                                          long timeoutMs) throws IOException {
+                IwarpWire.Connection c = IwarpWire.connection(listener);
+                ConnectOptions opts = ConnectOptions.of(IwarpWire.pdOf(domain)).framing(framing)
+                        .completionQueues(c.sendCq(), c.recvCq()).beforeStartup(qp -> beforeStartup.accept(c.attach(qp)));
+                try {
+                    c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
+                    SctpAdaptation a = c.queuePair().connectionParameters().framing(SctpAdaptation.class);
+                    if (a.peer() == null) {
+                        throw new IOException("the peer indicated no SCTP adaptation");
+                    }
+                    return c;
+                } catch (ExecutionException e) {
+                    throw new IOException("cannot connect to " + server + " over SCTP: " + e.getCause().getMessage(),
+                            e.getCause());
+                } catch (TimeoutException e) {
+                    throw new IOException("cannot connect to " + server + " over SCTP within " + timeoutMs + " ms", e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted connecting to " + server, e);
+                }
+            }
+
+            @Override
+            public void close() {
+                // the stack belongs to the caller
+            }
+        };
+    }
+}
