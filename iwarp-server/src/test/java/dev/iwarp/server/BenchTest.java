@@ -33,7 +33,7 @@ class BenchTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(64 * 1024),
+        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(64 * 1024).withSharedTarget(true),
                 IwarpStack.builder().threads(1).build(), true);
         clientStack = IwarpStack.builder().threads(1).build();
     }
