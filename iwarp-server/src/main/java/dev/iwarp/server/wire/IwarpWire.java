@@ -194,18 +194,25 @@ public final class IwarpWire {
 
         @Override
         public String parameters() {
-            return describe(mpaParameters());
+            return isMpa() ? describe(mpaParameters()) : qp.connectionParameters().toString();
         }
 
         @Override
         public String summary() {
+            if (!isMpa()) {
+                return qp.connectionParameters().framingName(); // e.g. SCTP: no CRC of its own
+            }
             MpaParameters p = mpaParameters();
             return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
         }
 
         @Override
         public boolean crc() {
-            return mpaParameters().crc();
+            return isMpa() && mpaParameters().crc();
+        }
+
+        private boolean isMpa() {
+            return qp.connectionParameters().isFraming(MpaParameters.class);
         }
 
         @Override
