@@ -258,15 +258,25 @@ public final class IwarpWire {
         @Override
         public String summary() {
             LlpParameters llp = qp.connectionParameters();
-            return llp.isFraming(IftParameters.class) ? IftWire.summary(llp.framing(IftParameters.class))
-                    : "MPA Rev " + mpaParameters().revision() + " CRC " + (mpaParameters().crc() ? "on" : "off");
+            if (llp.isFraming(IftParameters.class)) {
+                return IftWire.summary(llp.framing(IftParameters.class));
+            }
+            if (!isMpa()) {
+                return llp.framingName(); // e.g. SCTP: no CRC of its own
+            }
+            MpaParameters p = mpaParameters();
+            return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
         }
 
         @Override
         public boolean crc() {
             LlpParameters llp = qp.connectionParameters();
             return llp.isFraming(IftParameters.class) ? IftWire.crc(llp.framing(IftParameters.class))
-                    : mpaParameters().crc();
+                    : isMpa() && mpaParameters().crc();
+        }
+
+        private boolean isMpa() {
+            return qp.connectionParameters().isFraming(MpaParameters.class);
         }
 
         @Override
