@@ -100,7 +100,7 @@ public final class WireCheck {
         }
         if (!opt.containsKey("--expect") || !opt.containsKey("--pcap")) {
             System.err.println("usage: WireCheck --expect FILE --pcap FILE [--demo FILE] [--generator-exit N"
-                    + " --generator-log FILE --demo-exit N --demo-log FILE]");
+                    + " --generator-log FILE --demo-exit N --demo-log FILE] [--demo-tls FILE --demo-tls-exit N --demo-tls-log FILE]");
             System.exit(2);
         }
         if (opt.containsKey("--generator-exit")) {
@@ -112,7 +112,14 @@ public final class WireCheck {
                 processRows("demo", "java -jar iwarp-server.jar demo --pcap", opt.get("--demo-exit"),
                         opt.get("--demo-log"));
             }
-            checkDemo(Path.of(opt.get("--demo")));
+            checkDemo("demo", Path.of(opt.get("--demo")));
+        }
+        if (opt.containsKey("--demo-tls")) { // the same demo inside TLS: the pcap holds the decrypted MPA stream
+            if (opt.containsKey("--demo-tls-exit")) {
+                processRows("demo-tls", "java -jar iwarp-server.jar demo --tls --pcap", opt.get("--demo-tls-exit"),
+                        opt.get("--demo-tls-log"));
+            }
+            checkDemo("demo-tls", Path.of(opt.get("--demo-tls")));
         }
         print();
         long failed = ROWS.stream().filter(r -> !r.pass()).count();
@@ -500,17 +507,17 @@ public final class WireCheck {
      * Requests (QN 1, MSN 1..10) of 64 octets whose sink STag/TO the Read Responses carry, 10 Writes of 64
      * octets, 20 Sends of 16 zero octets (QN 0, MSN 1..20).
      */
-    static void checkDemo(Path pcap) throws Exception {
+    static void checkDemo(String scope, Path pcap) throws Exception {
         Decoded d = decode(pcap);
-        health("demo", d);
-        expertCount("demo", d, "Warns", "Res field is NOT set to zero as required by RFC 5044", 2,
+        health(scope, d);
+        expertCount(scope, d, "Warns", "Res field is NOT set to zero as required by RFC 5044", 2,
                 "RFC 6581 Enhanced bit, 2 per Rev 2 Request");
-        expertCount("demo", d, "Warns", "Rev field is NOT set to one as required by RFC 5044", 2,
+        expertCount(scope, d, "Warns", "Rev field is NOT set to one as required by RFC 5044", 2,
                 "MPA Rev 2, 2 per Rev 2 Request");
-        otherIwarpExpert("demo", d);
+        otherIwarpExpert(scope, d);
         Pdu req = d.pdus.stream().filter(p -> p.kind().equals("MPA_Request")).findFirst().orElse(null);
         Pdu rep = d.pdus.stream().filter(p -> p.kind().equals("MPA_Reply")).findFirst().orElse(null);
-        row("demo", "MPA Request + Reply decoded", "2",
+        row(scope, "MPA Request + Reply decoded", "2",
                 Long.toString(d.pdus.stream().filter(p -> p.kind().startsWith("MPA")).count()), req != null && rep != null);
         if (req == null || rep == null) {
             return;
@@ -547,14 +554,14 @@ public final class WireCheck {
                 if (r[1].equals("0x1")) {
                     want.put("RDMA_Read_Message_Size", "64");
                 }
-                diffs.addAll(compare(new Expected("demo", r[0], 0, "FPDU", want), p));
+                diffs.addAll(compare(new Expected(scope, r[0], 0, "FPDU", want), p));
                 if (diffs.isEmpty()) {
                     good++;
                 } else {
-                    DETAILS.add("demo " + r[0] + " " + r[2] + " (frame " + p.frame + "): " + String.join("; ", diffs));
+                    DETAILS.add(scope + " " + r[0] + " " + r[2] + " (frame " + p.frame + "): " + String.join("; ", diffs));
                 }
             }
-            row("demo", r[0] + " " + r[1] + " " + r[2], r[3], good + (of.size() != good ? " of " + of.size() : ""),
+            row(scope, r[0] + " " + r[1] + " " + r[2], r[3], good + (of.size() != good ? " of " + of.size() : ""),
                     of.size() == Integer.parseInt(r[3]) && good == of.size());
         }
         // RFC 5040 §4.5: a Read Response goes to the Data Sink STag and TO of its Read Request, in order
@@ -571,11 +578,11 @@ public final class WireCheck {
                     .equals(number(s.first("iwarp_ddp.tagged_offset").show()))) {
                 paired++;
             } else {
-                DETAILS.add("demo: Read Response frame " + s.frame + " does not target the sink of Read Request frame "
+                DETAILS.add(scope + ": Read Response frame " + s.frame + " does not target the sink of Read Request frame "
                         + q.frame);
             }
         }
-        row("demo", "Read Responses at their Read Request's sink STag/TO", "10", Integer.toString(paired),
+        row(scope, "Read Responses at their Read Request's sink STag/TO", "10", Integer.toString(paired),
                 paired == 10 && requests.size() == 10 && responses.size() == 10);
     }
 

@@ -61,10 +61,16 @@ demo_rc=0
 timeout 60 java -Dio.netty.leakDetection.level=paranoid -jar "$jar" demo --pcap "$dir/demo.pcap" \
     >"$dir/demo.log" 2>&1 || demo_rc=$?
 
+# 2b. the same demo inside TLS 1.3 (self-signed, pinned): serve --pcap records the decrypted MPA stream
+tls_rc=0
+timeout 60 java -Dio.netty.leakDetection.level=paranoid -jar "$jar" demo --tls --pcap "$dir/demo-tls.pcap" \
+    >"$dir/demo-tls.log" 2>&1 || tls_rc=$?
+
 # 3. decode and compare
 check_rc=0
 java "$here/WireCheck.java" --expect "$dir/expect.tsv" --pcap "$pcap" --demo "$dir/demo.pcap" \
     --generator-exit "$gen_rc" --generator-log "$dir/traffic.log" --demo-exit "$demo_rc" \
-    --demo-log "$dir/demo.log" || check_rc=$?
+    --demo-log "$dir/demo.log" --demo-tls "$dir/demo-tls.pcap" --demo-tls-exit "$tls_rc" \
+    --demo-tls-log "$dir/demo-tls.log" || check_rc=$?
 [ -n "${WIRE_CHECK_DIR:-}" ] && echo "wire-check: files in $dir"
 exit "$check_rc"
