@@ -127,7 +127,7 @@ class SctpEngineTest {
         for (int i = 0; i < 3; i++) {
             c.server.postRecv(RecvRequest.of(i, recv.slice(i * 64, 64)));
         }
-        MemoryRegion invalidatable = c.spd.register(buffer(8, 0), Access.REMOTE_WRITE);
+        MemoryRegion invalidatable = c.spd.register(buffer(8, 0), Access.REMOTE_WRITE, Access.REMOTE_INVALIDATE);
         MemoryRegion src = c.cpd.register(buffer(64, 3), Access.LOCAL_WRITE);
         c.client.postSend(SendRequest.send(1, src.slice(0, 10)).solicited());
         c.client.postSend(SendRequest.sendWithInvalidate(2, src.slice(0, 20), invalidatable.stag()));
@@ -160,8 +160,12 @@ class SctpEngineTest {
         MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
         MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
         MemoryRegion sink = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
-        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
-        c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        // both posted in one event-loop task: the Read is sent before the Terminate can arrive (from the test
+        // thread, a loaded machine could let the Terminate in between and the Read would fail as flushed)
+        c.client.channel().eventLoop().submit(() -> {
+            c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+            c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        }).sync();
         assertTrue(take(c.clientSend).isSuccess(), "the Write completes when sent");
         assertEquals(WcStatus.REM_ACCESS_ERR, take(c.clientSend).status());
         assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause(), "DDP invalid STag");
