@@ -43,7 +43,7 @@ class TlsCommandsTest {
         TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(1));
         try (RpingServer s = server(TlsSettings.builder().identity(self).build())) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v");
+            Run ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v", "-V");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("MULPDU 16378, inside TLSv1.3 TLS_AES_"), ping.out());
             assertTrue(ping.out().contains("3/3 pings of 64 octets verified"), ping.out());
@@ -71,7 +71,7 @@ class TlsCommandsTest {
         Files.writeString(wrong, "node1:ffeeddccbbaa99887766554433221100\n", StandardCharsets.US_ASCII);
         try (RpingServer s = server(TlsSettings.builder().psk(TlsPsk.fromFile(psk)).build())) {
             String at = "127.0.0.1:" + s.port();
-            Run ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v");
+            Run ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v", "-V");
             assertEquals(0, ok.code(), ok.err() + ok.out());
             assertTrue(ok.out().contains("inside TLSv1.3 external PSK"), ok.out());
             Run bad = run("ping", at, "--tls", "--psk-file", wrong.toString(), "-C", "1");
