@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora from the siw captures (../shared/testdata/siw-pcap) and the
 IFT draft's vectors: run once by hand when a target's input layout changes (see .ci/fuzz), then
-commit the files. Each seed is the target's configuration octets followed by real peer octets."""
+commit the files. Each seed is the target's configuration octets followed by real peer octets.
+VI/TCP has no capture: its seeds (VitcpFuzzTestInputs) are a ConnectRequest, a Send and an RDMA
+Write as VitcpCodec encodes them in each CRC mode, with and without trailers; this script leaves them."""
 import hashlib, os, struct, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
