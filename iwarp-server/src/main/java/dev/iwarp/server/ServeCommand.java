@@ -17,10 +17,12 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code serve}: the rping echo/target server until SIGTERM/SIGINT, over iWARP or VI/TCP. */
 @Command(name = "serve",
-        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift) and serve every connection as an rping echo/target session.",
-        footer = {"", "Each connection has its own protection domain and target region (unless --shared-target).",
-                "Logs: one line per connection event; refusals aggregated per cause per 10 s; at most 5 warnings per",
-                "peer address per 10 s about what that peer sent, the rest counted in one line."})
+        description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift; SCTP, --wire sctp) and serve every connection as an rping echo/target session.",
+        footer = {"", "Each connection has its own protection domain and target region",
+                "(unless --shared-target).",
+                "Logs: one line per connection event; refusals aggregated per cause",
+                "per 10 s; at most 5 warnings per peer address per 10 s about what",
+                "that peer sent, the rest counted in one line."})
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
