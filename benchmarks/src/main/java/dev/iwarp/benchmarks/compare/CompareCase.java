@@ -5,9 +5,16 @@ import dev.iwarp.bootstrap.Transport;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One comparison: an operation, a message size, CRC on or off, a transport, a depth (or window). */
-record CompareCase(Op op, int size, boolean crc, Transport transport, int depth) {
+/**
+ * One comparison: an operation, a message size, CRC on or off, a transport, a depth (or window), and whether our
+ * side runs MPA inside TLS 1.3 (the raw Netty baseline never does: the ratio then shows what TLS costs).
+ */
+record CompareCase(Op op, int size, boolean crc, Transport transport, int depth, boolean tls) {
     enum Op { WRITE, READ, PINGPONG, PIPELINE }
+
+    CompareCase(Op op, int size, boolean crc, Transport transport, int depth) {
+        this(op, size, crc, transport, depth, false);
+    }
 
     /** Credit granularity of PIPELINE: the receiver returns a credit message every {@code depth / 2} messages. */
     int creditEvery() {
@@ -21,7 +28,8 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth)
             case PINGPONG -> "pingpong";
             case PIPELINE -> "pipeline";
         };
-        return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + "/" + transport.name().toLowerCase();
+        return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + (tls ? "-tls" : "") + "/"
+                + transport.name().toLowerCase();
     }
 
     static String sizeName(int size) {
@@ -48,6 +56,11 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth)
             out.add(new CompareCase(Op.WRITE, 1 << 20, true, t, 16));
             out.add(new CompareCase(Op.READ, 1024, true, t, 16));
             out.add(new CompareCase(Op.READ, 1 << 20, true, t, 16));
+            // issue 16: the same stack inside TLS 1.3 (MPA CRC off: TLS authenticates every record), to set
+            // against the plain cases above
+            out.add(new CompareCase(Op.WRITE, 65536, false, t, 16, true));
+            out.add(new CompareCase(Op.READ, 65536, false, t, 16, true));
+            out.add(new CompareCase(Op.PINGPONG, 64, true, t, 1, true));
         }
         return out;
     }

@@ -2,6 +2,9 @@ package dev.iwarp.benchmarks.compare;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.bootstrap.tls.TlsCertificates;
+import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
@@ -76,7 +79,8 @@ final class OursRun extends CompareRun {
         sRecv.setListener(this::serverReceived);
         MpaSettings mpa = MpaSettings.builder().crc(c.crc()).ird(c.depth()).ord(c.depth()).build();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
-        listener = serverStack.listen(new InetSocketAddress("127.0.0.1", 0), mpa, req -> {
+        TlsSettings serverTls = c.tls() ? Tls.SERVER : null;
+        listener = serverStack.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(mpa), serverTls, req -> {
             QueuePair sqp = req.accept(spd, sSend, sRecv, new byte[0]);
             serverQp = sqp;
             if (c.op() == CompareCase.Op.PINGPONG || c.op() == CompareCase.Op.PIPELINE) {
@@ -106,7 +110,8 @@ final class OursRun extends CompareRun {
                 }
             }
         });
-        qp = clientStack.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
+        qp = clientStack.connect(listener.localAddress(), c.tls() ? opts.tls(Tls.CLIENT) : opts)
+                .get(10, TimeUnit.SECONDS);
         clientLoop = qp.channel().eventLoop();
         serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
     }
@@ -213,6 +218,22 @@ final class OursRun extends CompareRun {
             if (serverMemory != null) {
                 serverMemory.release();
                 clientMemory.release();
+            }
+        }
+    }
+
+    /** One self-signed certificate per JVM for the TLS cases; the client pins it (no CA, no host name). */
+    private static final class Tls {
+        static final TlsSettings SERVER;
+        static final TlsSettings CLIENT;
+
+        static {
+            try {
+                TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("compare", java.time.Duration.ofDays(1));
+                SERVER = TlsSettings.builder().identity(self).build();
+                CLIENT = TlsSettings.builder().pin(TlsCertificates.fingerprint(self.certificate())).build();
+            } catch (java.security.GeneralSecurityException e) {
+                throw new ExceptionInInitializerError(e);
             }
         }
     }
