@@ -99,6 +99,11 @@ final class BenchConnection implements WireCompletionListener {
                 c.exchangeHello();
             } else {
                 byte[] setup = c.conn.peerData();
+                if (setup.length != Advertisement.LENGTH && wire.name().equals("sctp")) {
+                    throw new IOException("bench --op " + s.op() + " needs the server's target region, which serve "
+                            + "advertises in MPA's, VI/TCP's and IFT's startup; the SCTP adaptation carries none: use "
+                            + "--op send over --wire sctp");
+                }
                 if (setup.length != Advertisement.LENGTH) {
                     throw new IOException("the server advertised no target region in its "
                             + (wire.name().equals("vitcp") ? "ConnectAccept" : wire.name().equals("ift")
