@@ -28,10 +28,10 @@ $J serve --wire sctp --address 0.0.0.0 > serve.log 2>&1 &
 SERVE=$!
 for i in $(seq 1 60); do grep -q "listening" serve.log && break; sleep 1; done
 t0=$(date +%s)
-$J ping --wire sctp --bind 127.0.0.1 -C 3 -S 1000 -v 127.0.0.1 > ping4.log 2>&1; check $? 0 "ping IPv4 over SCTP ($(( $(date +%s) - t0 )) s)"
+$J ping --wire sctp --bind 127.0.0.1 -C 3 -S 1000 -v -V 127.0.0.1 > ping4.log 2>&1; check $? 0 "ping IPv4 over SCTP ($(( $(date +%s) - t0 )) s)"
 sleep 1; kill $TD 2>/dev/null
 t0=$(date +%s)
-$J ping --wire sctp --bind ::1 -C 3 -S 60000 -v '[::1]' > ping6.log 2>&1; check $? 0 "ping IPv6 over SCTP, 60000-octet pings ($(( $(date +%s) - t0 )) s)"
+$J ping --wire sctp --bind ::1 -C 3 -S 60000 -v -V '[::1]' > ping6.log 2>&1; check $? 0 "ping IPv6 over SCTP, 60000-octet pings ($(( $(date +%s) - t0 )) s)"
 $J bench --wire sctp --bind 127.0.0.1 --op send --size 1024 --iterations 300 127.0.0.1 > bench.log 2>&1; check $? 0 "bench send 1 KiB x 300 (write/read need the target advertised in MPA private data: none over SCTP)"
 grep -iE "MB/s|ops|latency|p50" bench.log | head -4
 $J ping --wire sctp --bind 127.0.0.1 --sctp-local-indication 0 -C 1 127.0.0.1 > noind.log 2>&1; check $? 1 "client without indication: refused"
