@@ -5,10 +5,14 @@
 #   2. the indication combinations: both 4 (enabled), server without indication, client without
 #      indication, client RDMA_ONLY (refused by our ULP: I2) -- each must fail cleanly;
 #   3. a tcpdump of the first association: decoded here (no Python in the guest) and asserted to
-#      carry parameter 0xC006 with value 4 in both INIT and INIT-ACK.
+#      carry parameter 0xC006 with value 4 in both INIT and INIT-ACK;
+#   4. SctpOperationsCheck (iwarp-server's test classes): every RDMA operation at every size over
+#      real SCTP, every octet compared.
 # Usage (root): interop/sctp-guest.sh iwarp-server/target/iwarp-server.jar   (.ci/run: timeout 300)
 set -euo pipefail
-JAR=${1:?usage: $0 iwarp-server.jar}
+JAR=${1:?usage: $0 iwarp-server.jar [TEST_CLASSES]}
+# iwarp-server's compiled test classes: dev.iwarp.server.SctpOperationsCheck (every RDMA operation)
+CLASSES=${2:-$(dirname "$JAR")/test-classes}
 HERE=$(cd "$(dirname "$0")" && pwd)
 VM=${SCTP_VM:-$HERE/../../shared/interop/sctp-vm}
 [[ -d $VM ]] || VM=/work/shared/interop/sctp-vm
@@ -16,6 +20,8 @@ bash "$VM/setup.sh" >/dev/null
 SHARE=$(mktemp -d)
 trap 'rm -rf "$SHARE"' EXIT
 cp "$JAR" "$SHARE/iwarp-server.jar"
+mkdir -p "$SHARE/classes/dev/iwarp/server"
+cp "$CLASSES"/dev/iwarp/server/SctpOperationsCheck*.class "$SHARE/classes/dev/iwarp/server/"
 cat > "$SHARE/guest.sh" <<'GUEST'
 set -u
 cp /host/iwarp-server.jar /tmp/ && mkdir -p /host/logs && cd /host/logs
@@ -42,6 +48,13 @@ SERVE=$!
 for i in $(seq 1 60); do grep -q "listening" serve0.log && break; sleep 1; done
 $J ping --wire sctp --bind 127.0.0.1 -C 1 127.0.0.1:7177 > srv0.log 2>&1; check $? 1 "server without indication: disabled, refused"
 kill $SERVE; wait $SERVE 2>/dev/null
+# 4. every RDMA operation at every size over real SCTP (two stacks in one JVM, guest loopback)
+cp -r /host/classes /tmp/ops
+t0=$(date +%s)
+java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --add-opens jdk.sctp/sun.nio.ch.sctp=ALL-UNNAMED \
+    -cp /tmp/iwarp-server.jar:/tmp/ops dev.iwarp.server.SctpOperationsCheck > ops.log 2>&1
+check $? 0 "every RDMA operation over SCTP at 0, 1, MULPDU-1..+1, 1 MiB, 16 MiB ($(( $(date +%s) - t0 )) s)"
+grep -E "^(OK|FAIL) " ops.log
 for f in ping4 ping6 noind rdmaonly srv0; do echo "--- $f"; tail -3 $f.log; done
 echo "guest-result $fail"
 GUEST
