@@ -88,6 +88,10 @@ class BoundedTransmitMemoryTest {
                         + " octets for " + IRD + " Read Responses of " + READ_SIZE + " octets");
                 assertTrue(ch.isActive(), "the stream is merely blocked, not broken");
             }
+            // the peer has gone: the server's connection closes while its event loop runs, releasing what it
+            // still had queued (not at the stack's shutdown)
+            assertTrue(serverChannels.get(0).closeFuture().await(10, java.util.concurrent.TimeUnit.SECONDS),
+                    "the server closed the connection of a peer that has gone");
             listener.close().sync();
         } finally {
             source.release();
