@@ -2,6 +2,7 @@ package dev.iwarp.benchmarks.compare;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import io.netty.channel.WriteBufferWaterMark;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.tls.TlsCertificates;
 import dev.iwarp.bootstrap.tls.TlsSettings;
@@ -59,8 +60,9 @@ final class OursRun extends CompareRun {
 
     @Override
     void open() throws Exception {
-        serverStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
-        clientStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
+        WriteBufferWaterMark marks = RawRun.waterMark(c); // the raw program's, so both buffer alike
+        serverStack = IwarpStack.builder().transport(c.transport()).threads(1).writeBufferWaterMark(marks).build();
+        clientStack = IwarpStack.builder().transport(c.transport()).threads(1).writeBufferWaterMark(marks).build();
         int slots = c.op() == CompareCase.Op.PIPELINE ? 2 * c.depth() : RECV_SLOTS;
         int memory = c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ ? c.size() : c.size() * slots;
         serverMemory = PooledByteBufAllocator.DEFAULT.directBuffer(memory, memory).writeZero(memory);

@@ -13,6 +13,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import dev.iwarp.bootstrap.IwarpStack;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -94,10 +95,9 @@ final class RawRun extends CompareRun {
                         accepted.complete(ch);
                     }
                 }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-        int high = Math.max(64 * 1024, c.depth() * c.size());
         client = new Bootstrap().group(clientGroup).channel(clientClass)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark(c))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -228,5 +228,14 @@ final class RawRun extends CompareRun {
             message.release();
             reply.release();
         }
+    }
+
+    /**
+     * The water marks of both programs: the high mark is what our stack may have outstanding (depth x
+     * size), at least {@link IwarpStack#DEFAULT_WRITE_BUFFER_WATER_MARK}'s; the low mark is half of it.
+     */
+    static WriteBufferWaterMark waterMark(CompareCase c) {
+        int high = Math.max(IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high(), c.depth() * c.size());
+        return new WriteBufferWaterMark(high / 2, high);
     }
 }
