@@ -121,6 +121,7 @@ public class MpaFramer extends MpaDuplexDecoder {
         this.maxUlpduLength = maxUlpduLength;
         this.mulpdu = mulpdu;
         this.txHeld = holdTx;
+        setCumulator(FpduCumulator.INSTANCE);
     }
 
     /** MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). */
