@@ -37,6 +37,14 @@ final class Emss {
         return fromMtu > 0 ? fromMtu : MpaSettings.DEFAULT_EMSS;
     }
 
+    /**
+     * The EMSS as the transport reports it now (epoll's TCP_INFO snd_mss), or -1 where it does not:
+     * what {@link MpaFramer#mulpdu()} follows when no EMSS was configured.
+     */
+    static int current(Channel channel) {
+        return EPOLL_PRESENT ? EpollMss.of(channel) : -1;
+    }
+
     /** IPv4 20 or IPv6 40 octets, TCP 20, and the 12-octet timestamp option Linux sends by default. */
     static int fromInterfaceMtu(SocketAddress local) {
         if (!(local instanceof InetSocketAddress) || ((InetSocketAddress) local).getAddress() == null) {

@@ -69,7 +69,10 @@ public class MpaFramer extends MpaDuplexDecoder {
     private final boolean markersTx;
     private final boolean markersRx;
     private final int maxUlpduLength;
-    private final int mulpdu;
+    private int mulpdu;
+    /** Whether {@link #mulpdu()} follows the connection's EMSS (none was configured). */
+    private boolean followEmss;
+    private int callsUntilEmssCheck;
     private final CRC32C rxCrc = new CRC32C();
     private final CRC32C txCrc = new CRC32C();
     /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
@@ -124,9 +127,29 @@ public class MpaFramer extends MpaDuplexDecoder {
         setCumulator(FpduCumulator.INSTANCE);
     }
 
-    /** MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). */
+    /** Calls of {@link #mulpdu()} between two readings of the connection's EMSS. */
+    static final int EMSS_CHECK_INTERVAL = 64;
+
+    /**
+     * MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). After {@link #followEmss}
+     * it tracks the connection's EMSS, re-read every {@value #EMSS_CHECK_INTERVAL} calls where the
+     * transport exposes it (epoll's TCP_INFO): Linux starts a connection's MSS at half the peer's first
+     * window (32768 on loopback, so a 64 KiB Write took three FPDUs) and raises it as the window grows.
+     */
     public int mulpdu() {
+        if (followEmss && --callsUntilEmssCheck < 0) {
+            callsUntilEmssCheck = EMSS_CHECK_INTERVAL;
+            int emss = ctx == null ? -1 : Emss.current(ctx.channel());
+            if (emss > 0) {
+                mulpdu = mulpdu(emss, markersTx);
+            }
+        }
         return mulpdu;
+    }
+
+    /** From now on {@link #mulpdu()} follows the EMSS (RFC 5044 §4.5: MULPDU derives from the current EMSS). */
+    void followEmss() {
+        followEmss = true;
     }
 
     /** Whether FPDUs carry a CRC32C in both directions (negotiated: either side asked, RFC 5044 §7.1.2). */

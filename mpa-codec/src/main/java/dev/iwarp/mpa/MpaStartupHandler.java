@@ -243,6 +243,9 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
 
     private MpaFramer installFramer(ChannelHandlerContext ctx, MpaParameters params) {
         MpaFramer framer = new MpaFramer(params);
+        if (settings.emss() <= 0) {
+            framer.followEmss();
+        }
         ChannelPipeline p = ctx.pipeline();
         p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
         return framer;

@@ -182,6 +182,41 @@ class MpaLoopbackTest {
         }
     }
 
+    /**
+     * RFC 5044 §4.5: MULPDU derives from the current EMSS. Linux starts a loopback connection's MSS at
+     * half the peer's first window (32768) and raises it as the window grows; the framer follows.
+     */
+    @Test
+    void mulpduFollowsTheEmssOnEpoll() throws Exception {
+        Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll not available here");
+        InetSocketAddress addr = startEchoResponder(true, MpaSettings.builder().crc(false).build());
+        Client c = connect(true, addr, MpaSettings.builder().crc(true).build());
+        MpaParameters p = c.mpa.startupFuture().await().getNow();
+        assertNotNull(p);
+        MpaFramer framer = c.channel.pipeline().get(MpaFramer.class);
+        int atStartup = p.mulpdu();
+        byte[] a = new byte[60000];
+        for (int i = 0; i < 64; i++) { // 3.8 MB each way lets the window, and with it the MSS, grow
+            c.channel.writeAndFlush(Unpooled.wrappedBuffer(a));
+        }
+        for (int i = 0; i < 64; i++) {
+            ByteBuf got = c.received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(got, "echo timed out");
+            got.release();
+        }
+        int[] now = c.channel.eventLoop().submit(() -> {
+            int m = 0;
+            for (int i = 0; i <= MpaFramer.EMSS_CHECK_INTERVAL; i++) {
+                m = framer.mulpdu();
+            }
+            return new int[] {m, (int) ((EpollSocketChannel) c.channel).tcpInfo().sndMss()};
+        }).get(10, TimeUnit.SECONDS);
+        assertEquals(MpaFramer.mulpdu(now[1], false), now[0], "MULPDU for snd_mss " + now[1]);
+        // this kernel raised the MSS: the MULPDU moved with it (32762 -> 64768 on Linux 6.x loopback)
+        Assumptions.assumeTrue(now[0] != atStartup, "the MSS did not change here: " + now[1]);
+        assertTrue(now[0] > atStartup, atStartup + " -> " + now[0]);
+    }
+
     @Test
     void rev2InitiatorFallsBackToRev1AgainstAnRfc5044OnlyResponder() throws Exception {
         // An RFC 5044-only Responder closes on a Rev 2 Request (mpa-rev2 §5)
