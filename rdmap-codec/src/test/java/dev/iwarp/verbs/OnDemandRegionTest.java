@@ -1,7 +1,9 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.rdmap.TerminateCause;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
@@ -100,6 +102,38 @@ class OnDemandRegionTest {
                 "DDP tagged base or bounds violation");
         assertFalse(target.isAllocated(), "nothing placed, nothing allocated");
         assertFalse(b.ch.isOpen());
+        target.deregister();
+    }
+
+    @Test
+    void noMemoryForAWriteEndsThatStreamWithALocalCatastrophicError() {
+        pair = new EnginePair();
+        EngineSide a = pair.initiator;
+        EngineSide b = pair.responder;
+        ByteBufAllocator exhausted = new AbstractByteBufAllocator(true) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        };
+        MemoryRegion target = b.pd.registerOnDemand(SIZE, exhausted, Access.REMOTE_WRITE);
+        MemoryRegion srcMr = a.register(a.buffer(8, 0x77), Access.LOCAL_WRITE);
+        a.qp.postSend(SendRequest.rdmaWrite(1, srcMr.all(), target.stag(), target.iova()));
+        pair.pump();
+        assertEquals(new TerminateCause(0, 0, 0xFF), RdmaEngineErrorsTest.terminateSentBy(b).cause(),
+                "RDMAP local catastrophic error (RFC 5040 §7.2), as siw codes it");
+        assertFalse(b.ch.isOpen(), "that stream closed");
+        assertFalse(target.isAllocated());
         target.deregister();
     }
 
