@@ -109,10 +109,14 @@ public final class IdleConnections implements Callable<Integer> {
                     (System.nanoTime() - t0) / 1e9, established.get() - noAdvertisement.get(), advertisement.get(),
                     noAdvertisement.get(), rejected.get(), failed.get(),
                     firstFailure.get() != null ? " (first: " + firstFailure.get() + ")" : "");
+            long ticks = ProcessMemory.cpuTicks(servePid);
+            long heldAt = System.nanoTime();
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
+            double cpu = (ProcessMemory.cpuTicks(servePid) - ticks) / 100.0 / ((System.nanoTime() - heldAt) / 1e9);
             ProcessMemory.Reading after = serve.read();
             int open = established.get() - closedByServe.get();
-            System.out.println("held:    " + describe(after) + ", " + open + " connections open");
+            System.out.printf("held:    %s, %d connections open; serve's CPU while they were idle: %.1f %% of a core%n",
+                    describe(after), open, cpu * 100);
             System.out.println(perConnection(before, after, open));
             boolean pinged = pingJar.isEmpty() || ping();
             int stillOpen = established.get() - closedByServe.get();

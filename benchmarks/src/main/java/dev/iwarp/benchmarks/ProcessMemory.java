@@ -78,6 +78,13 @@ final class ProcessMemory implements AutoCloseable {
         throw new IOException("no VmRSS in /proc/" + pid + "/status");
     }
 
+    /** CPU time the process used so far (user + system), in clock ticks (USER_HZ, 100 per second on Linux). */
+    static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // after "pid (comm) "
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime: fields 14 and 15 of stat
+    }
+
     /** The process listening on TCP {@code port} (any address), from /proc/net/tcp{,6} and /proc/PID/fd; -1. */
     static long pidListeningOn(int port) throws IOException {
         String inode = null;
