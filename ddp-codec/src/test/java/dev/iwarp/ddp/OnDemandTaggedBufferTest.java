@@ -4,11 +4,14 @@ import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.iwarp.ddp.AccessFlags.LOCAL_WRITE;
 import static dev.iwarp.ddp.AccessFlags.REMOTE_READ;
@@ -156,6 +159,45 @@ class OnDemandTaggedBufferTest {
         assertThrows(IllegalStateException.class, b::memory);
         assertThrows(IllegalStateException.class, () -> b.placeAt(0, Unpooled.wrappedBuffer(new byte[1]), 0, 1));
         assertEquals(0, alloc.given.size());
+    }
+
+    /**
+     * Placement on one thread, discard on another: every placement lands in memory that is still its own (a write
+     * after release would throw IllegalReferenceCountException, or corrupt what the pool gave someone else).
+     */
+    @Test
+    void placementAndDiscardOnTwoThreadsNeverTouchReleasedMemory() throws Exception {
+        TaggedBuffer b = table.registerOnDemand(PD, LENGTH, UnpooledByteBufAllocator.DEFAULT, BASE,
+                REMOTE_WRITE | REMOTE_READ, false);
+        ByteBuf src = Unpooled.wrappedBuffer(new byte[LENGTH]);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread discarder = new Thread(() -> {
+            try {
+                while (!done.get()) {
+                    b.discard();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        discarder.start();
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                b.place(BASE, src);
+                ByteBuf r = b.read(BASE + LENGTH - 8, 8);
+                r.getLong(0); // the slice holds its own reference, discard or not
+                r.release();
+            }
+        } finally {
+            done.set(true);
+            discarder.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        table.deregister(b.stag());
+        assertFalse(b.isAllocated());
     }
 
     @Test
