@@ -86,6 +86,11 @@ public final class IdleConnections implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (perSource > 0 && (connections - 1) / perSource > 252) {
+            System.err.println("idle-connections: at most 253 source addresses (127.0.0.2-127.0.0.254) of "
+                    + "--per-source " + perSource + " connections: raise --per-source");
+            return 2;
+        }
         long servePid = pid > 0 ? pid : ProcessMemory.pidListeningOn(port);
         if (servePid <= 0) {
             System.err.println("idle-connections: no process listening on TCP port " + port + " (give --pid)");
