@@ -1,6 +1,7 @@
 package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * A registered tagged buffer (RFC 5041 §5.1, tagged buffer model): memory the local ULP advertised
@@ -10,24 +11,44 @@ import io.netty.buffer.ByteBuf;
  * <p>{@link #place} and {@link #read} check only the bounds, never validity, protection domain or
  * rights: call {@link TaggedBufferTable#check} first. Neither ever touches an octet outside the
  * region.
+ *
+ * <p>An <em>on-demand</em> buffer ({@link TaggedBufferTable#registerOnDemand}) has a length but no memory until
+ * it is first placed into, read, or asked for its {@link #memory()}; then its allocator gives it zeroed memory,
+ * which it holds until {@link #discard()} (its contents read as zeros again, as after Linux's
+ * {@code madvise(MADV_DONTNEED)}) or deregistration. A peer cannot tell the difference: untouched octets read
+ * as zeros either way. Allocation, placement, reads and release of an on-demand buffer run under its lock, so
+ * memory is never written after it went back to its allocator.
  */
 public final class TaggedBuffer {
     private final int stag;
     private final Object protectionDomain;
+    /** The registered slice; {@code null} for an on-demand buffer. */
     private final ByteBuf memory;
+    /** Gives an on-demand buffer its memory; {@code null} otherwise. */
+    private final ByteBufAllocator allocator;
     private final long baseTo;
     private final int length;
     private final int access;
     private final boolean remoteInvalidate;
     private volatile boolean valid = true;
+    /** On demand: the memory while allocated (guarded by this). */
+    private ByteBuf allocated;
+    /** On demand: deregistered, never to allocate again (guarded by this). */
+    private boolean released;
 
     TaggedBuffer(int stag, Object protectionDomain, ByteBuf memory, long baseTo, int access,
                  boolean remoteInvalidate) {
+        this(stag, protectionDomain, memory, null, memory.readableBytes(), baseTo, access, remoteInvalidate);
+    }
+
+    TaggedBuffer(int stag, Object protectionDomain, ByteBuf memory, ByteBufAllocator allocator, int length,
+                 long baseTo, int access, boolean remoteInvalidate) {
         this.stag = stag;
         this.protectionDomain = protectionDomain;
         this.memory = memory;
+        this.allocator = allocator;
         this.baseTo = baseTo;
-        this.length = memory.readableBytes();
+        this.length = length;
         this.access = access;
         this.remoteInvalidate = remoteInvalidate;
     }
@@ -79,10 +100,77 @@ public final class TaggedBuffer {
 
     /**
      * The region: a slice whose readable octets are {@code [baseTo, baseTo + length)}. Not retained for
-     * the caller; usable until {@link TaggedBufferTable#deregister}. Do not move its indices.
+     * the caller; usable until {@link TaggedBufferTable#deregister} (on demand: or {@link #discard()}, and
+     * allocated by this call if it was not). Do not move its indices.
+     *
+     * @throws IllegalStateException if an on-demand buffer was deregistered
      */
     public ByteBuf memory() {
-        return memory;
+        if (allocator == null) {
+            return memory;
+        }
+        synchronized (this) {
+            return allocated();
+        }
+    }
+
+    /** Whether the buffer gets its memory on demand ({@link TaggedBufferTable#registerOnDemand}). */
+    public boolean isOnDemand() {
+        return allocator != null;
+    }
+
+    /** Whether the buffer holds memory now: always unless on demand, which holds it from first use to discard. */
+    public boolean isAllocated() {
+        if (allocator == null) {
+            return true;
+        }
+        synchronized (this) {
+            return allocated != null;
+        }
+    }
+
+    /**
+     * On demand: gives the memory back to its allocator; the octets read as zeros again and memory is allocated
+     * at the next use. Call it only when no work in progress uses the octets (a posted receive may stay posted:
+     * it allocates again when something is placed). Slices from {@link #read} stay usable until released.
+     * Nothing for a buffer registered with its memory.
+     */
+    public void discard() {
+        if (allocator != null) {
+            synchronized (this) {
+                if (allocated != null) {
+                    allocated.release();
+                    allocated = null;
+                }
+            }
+        }
+    }
+
+    /** Deregistration: releases the table's reference, or an on-demand buffer's memory for good. */
+    void release() {
+        if (allocator == null) {
+            memory.release();
+            return;
+        }
+        synchronized (this) {
+            released = true;
+            discard();
+        }
+    }
+
+    /** On demand, under the lock: the memory, allocated and zeroed on first use. */
+    private ByteBuf allocated() {
+        ByteBuf b = allocated;
+        if (b == null) {
+            if (released) {
+                throw new IllegalStateException(String.format("STag 0x%08x is deregistered", stag));
+            }
+            b = allocator.directBuffer(length, length);
+            b.setZero(0, length); // RFC 5042: never show a peer what the allocator's memory held before
+            b.writerIndex(length);
+            allocated = b;
+        }
+        return b;
     }
 
     /** Whether {@code [to, to + len)} lies inside the region, computed without wrap-around. */
@@ -105,7 +193,24 @@ public final class TaggedBuffer {
         if (!contains(to, len)) {
             throw outside(to, len);
         }
-        memory.setBytes(memory.readerIndex() + (int) (to - baseTo), src, src.readerIndex(), len);
+        placeAt((int) (to - baseTo), src, src.readerIndex(), len);
+    }
+
+    /**
+     * Local placement at region offset {@code offset} (an untagged receive posted in this region): copies
+     * {@code len} octets of {@code src} from {@code srcIndex}; indices unchanged. The caller checked the range.
+     */
+    public void placeAt(int offset, ByteBuf src, int srcIndex, int len) {
+        if (len == 0) {
+            return; // nothing to place: an on-demand buffer stays without memory
+        }
+        if (allocator == null) {
+            memory.setBytes(memory.readerIndex() + offset, src, srcIndex, len);
+            return;
+        }
+        synchronized (this) {
+            allocated().setBytes(offset, src, srcIndex, len);
+        }
     }
 
     /**
@@ -118,7 +223,12 @@ public final class TaggedBuffer {
         if (!contains(to, len)) {
             throw outside(to, len);
         }
-        return memory.retainedSlice(memory.readerIndex() + (int) (to - baseTo), len);
+        if (allocator == null) {
+            return memory.retainedSlice(memory.readerIndex() + (int) (to - baseTo), len);
+        }
+        synchronized (this) {
+            return allocated().retainedSlice((int) (to - baseTo), len);
+        }
     }
 
     void invalidate() {
@@ -132,7 +242,8 @@ public final class TaggedBuffer {
 
     @Override
     public String toString() {
-        return String.format("TaggedBuffer{STag 0x%08x base TO 0x%016x length %d %s%s%s}", stag, baseTo, length,
-                AccessFlags.describe(access), remoteInvalidate ? " remote-invalidate" : "", valid ? "" : " INVALID");
+        return String.format("TaggedBuffer{STag 0x%08x base TO 0x%016x length %d %s%s%s%s}", stag, baseTo, length,
+                AccessFlags.describe(access), remoteInvalidate ? " remote-invalidate" : "",
+                allocator != null ? " on-demand" : "", valid ? "" : " INVALID");
     }
 }

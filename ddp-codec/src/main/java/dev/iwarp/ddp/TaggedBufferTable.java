@@ -1,6 +1,7 @@
 package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 import java.security.SecureRandom;
 import java.util.Objects;
@@ -55,9 +56,46 @@ public final class TaggedBufferTable {
                                  boolean remoteInvalidate) {
         Objects.requireNonNull(protectionDomain, "protectionDomain");
         int length = memory.readableBytes();
+        checkRange(baseTo, length);
+        ByteBuf own = memory.retainedSlice();
+        try {
+            return add(stag -> new TaggedBuffer(stag, protectionDomain, own, baseTo, accessFlags, remoteInvalidate));
+        } catch (RuntimeException e) {
+            own.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Registers an on-demand tagged buffer of {@code length} octets whose first octet has TO {@code baseTo}: it
+     * holds no memory until it is first placed into, read or asked for its memory, when {@code allocator} gives
+     * it a zeroed direct buffer; {@link TaggedBuffer#discard()} gives that back (the octets read as zeros again),
+     * {@link #deregister} gives it back for good. For regions that a peer may use but most never do (a server's
+     * per-connection target): idle, such a registration costs no buffer memory.
+     *
+     * @throws IllegalArgumentException if {@code length} is negative or the region would run past TO 2<sup>64</sup>−1
+     * @throws IllegalStateException    if all 2<sup>24</sup>−1 indices are in use
+     */
+    public TaggedBuffer registerOnDemand(Object protectionDomain, int length, ByteBufAllocator allocator, long baseTo,
+                                        int accessFlags, boolean remoteInvalidate) {
+        Objects.requireNonNull(protectionDomain, "protectionDomain");
+        Objects.requireNonNull(allocator, "allocator");
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + length);
+        }
+        checkRange(baseTo, length);
+        return add(stag -> new TaggedBuffer(stag, protectionDomain, null, allocator, length, baseTo, accessFlags,
+                remoteInvalidate));
+    }
+
+    private static void checkRange(long baseTo, int length) {
         if (length > 0 && Long.compareUnsigned(baseTo + length - 1, baseTo) < 0) {
             throw new IllegalArgumentException(String.format("region [0x%016x, +%d) wraps past 2^64-1", baseTo, length));
         }
+    }
+
+    /** Draws a free index and a key (RFC 5042: hard to guess) and adds the buffer made for that STag. */
+    private TaggedBuffer add(java.util.function.IntFunction<TaggedBuffer> withStag) {
         synchronized (allocationLock) {
             if (buffers.size() >= MAX_INDEX) {
                 throw new IllegalStateException("no free STag index");
@@ -73,9 +111,7 @@ public final class TaggedBufferTable {
                     index = index == MAX_INDEX ? 1 : index + 1;
                     continue;
                 }
-                int stag = index << 8 | random.nextInt(256);
-                TaggedBuffer buffer = new TaggedBuffer(stag, protectionDomain, memory.retainedSlice(), baseTo,
-                        accessFlags, remoteInvalidate);
+                TaggedBuffer buffer = withStag.apply(index << 8 | random.nextInt(256));
                 buffers.put(buffer);
                 return buffer;
             }
@@ -168,7 +204,8 @@ public final class TaggedBufferTable {
     }
 
     /**
-     * Removes the STag, invalidates it and releases the table's reference to its memory. Any slice a
+     * Removes the STag, invalidates it and releases the table's reference to its memory (an on-demand
+     * buffer's memory, if allocated, goes back to its allocator). Any slice a
      * caller obtained through {@link TaggedBuffer#read} stays usable until released.
      *
      * @return whether the STag was registered
@@ -184,7 +221,7 @@ public final class TaggedBufferTable {
             }
         }
         b.invalidate();
-        b.memory().release();
+        b.release();
         return true;
     }
 

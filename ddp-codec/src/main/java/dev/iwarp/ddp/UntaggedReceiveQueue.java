@@ -32,13 +32,16 @@ import java.util.function.Consumer;
  */
 public final class UntaggedReceiveQueue<T> {
     private static final class Posted<T> {
+        /** Where the message goes: a buffer, or a registered region (which may get its memory on demand). */
         final ByteBuf target;
+        final TaggedBuffer region;
         final int offset;
         final int length;
         final T context;
 
-        Posted(ByteBuf target, int offset, int length, T context) {
+        Posted(ByteBuf target, TaggedBuffer region, int offset, int length, T context) {
             this.target = target;
+            this.region = region;
             this.offset = offset;
             this.length = length;
             this.context = context;
@@ -99,7 +102,23 @@ public final class UntaggedReceiveQueue<T> {
             throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " in capacity "
                     + target.capacity());
         }
-        posted.addLast(new Posted<>(target, offset, length, context));
+        posted.addLast(new Posted<>(target, null, offset, length, context));
+    }
+
+    /**
+     * Posts the octets {@code [offset, offset + length)} of a registered region as a receive buffer, as above.
+     * An on-demand region ({@link TaggedBufferTable#registerOnDemand}) gets its memory only when a segment is
+     * placed, so a receive that waits costs no memory.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within the region
+     */
+    public void post(TaggedBuffer region, int offset, int length, T context) {
+        Objects.requireNonNull(region, "region");
+        if (offset < 0 || length < 0 || offset > region.length() - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " in a region of "
+                    + region.length());
+        }
+        posted.addLast(new Posted<>(null, region, offset, length, context));
     }
 
     /**
@@ -128,7 +147,11 @@ public final class UntaggedReceiveQueue<T> {
         if (len > buffer.length - received) {
             return fail(DdpError.MESSAGE_TOO_LONG);
         }
-        buffer.target.setBytes(buffer.offset + received, payload, payload.readerIndex(), len);
+        if (buffer.target != null) {
+            buffer.target.setBytes(buffer.offset + received, payload, payload.readerIndex(), len);
+        } else {
+            buffer.region.placeAt(buffer.offset + received, payload, payload.readerIndex(), len);
+        }
         received += len;
         if (!segment.isLast()) {
             return UntaggedPlacement.placed();

@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the Calling Discriminator of every VI/TCP ConnectAccept, or over IFT (no private data) as the first Send.
  *
  * <p>Isolation (issue 14): each connection has its own protection domain, session buffers and target region, zeroed,
- * allocated when the connection is accepted and released when it closes, so no client reaches another's memory.
+ * registered when the connection is accepted and released when it closes, so no client reaches another's memory.
+ * Over iWARP they are registered on demand (issue 13): memory only from first use (the target: until the connection
+ * closes; the session buffers: for one exchange), so an idle connection holds none.
  * Only {@link ServerConfig#sharedTarget()} puts every connection in one PD with one target region that any client may
  * read and overwrite.
  */
@@ -144,14 +146,13 @@ public final class RpingServer implements AutoCloseable {
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
         byte[] advertisement = setupData;
         if (sharedDomain == null && config.targetSize() > 0) {
-            ByteBuf memory = zeroed(ch.alloc(), config.targetSize());
-            WireRegion own = registerTarget(domain, memory);
+            WireRegion own = domain.registerOnDemand(config.targetSize(), ch.alloc(), WireAccess.LOCAL_WRITE,
+                    WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE); // memory at the first Write or Read
             advertisement = Advertisement.of(own, 0, config.targetSize()).toBytes();
             targets.put(session, own);
             ch.closeFuture().addListener(f -> {
                 targets.remove(session);
-                own.deregister();
-                memory.release();
+                own.deregister(); // and its memory
             });
         }
         sessions.add(session);

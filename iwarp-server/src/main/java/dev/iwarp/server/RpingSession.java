@@ -22,6 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link WireConnection}: over iWARP the advertisement names (TO, STag), over VI/TCP (virtual address, memory
  * handle).
  *
+ * <p>Memory (issue 13): the receive buffer and the RDMA buffer are registered on demand, so an idle session holds
+ * neither: the receive buffer gets memory when a Send is placed and gives it back once the message is consumed (the
+ * advertisement read, the echo sent), the RDMA buffer from the RDMA Read until the RDMA Write that follows it
+ * completed. Over VI/TCP (no on-demand memory) both are held from the start.
+ *
  * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
  * Everything after {@code start} runs on the connection's event loop (completion callbacks).
  */
@@ -42,8 +47,6 @@ public final class RpingSession implements WireCompletionListener {
     /** Plus the slot: the echo of a ring receive; the slot's receive is re-posted once it completed. */
     private static final long WR_RING_ECHO = 2L << 32;
 
-    private final ByteBuf recvMemory;
-    private final ByteBuf rdmaMemory;
     private final ByteBuf goAheadMemory;
     /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
     private final WireRegion recv;
@@ -84,19 +87,11 @@ public final class RpingSession implements WireCompletionListener {
         this.echoOnly = echoOnly;
         this.domain = domain;
         this.alloc = alloc;
-        recvMemory = zeroed(alloc);
-        rdmaMemory = zeroed(alloc);
         goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
         goAheadMemory.setZero(0, Advertisement.LENGTH); // siw-interop.md §7.3: 16 zero octets
-        recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
-        rdma = domain.register(rdmaMemory, WireAccess.LOCAL_WRITE);
+        recv = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
+        rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
         goAhead = domain.register(goAheadMemory);
-    }
-
-    private static ByteBuf zeroed(ByteBufAllocator alloc) {
-        ByteBuf b = alloc.directBuffer(BUFFER_SIZE, BUFFER_SIZE);
-        b.setZero(0, BUFFER_SIZE);
-        return b;
     }
 
     /**
@@ -128,6 +123,7 @@ public final class RpingSession implements WireCompletionListener {
     private void onReceive(int len) {
         if (!echoOnly && answer == null && BenchHello.isRequest(recv.memory(), 0, len)) { // one hello per connection
             grantRing();
+            recv.discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
         }
         if (echoOnly || len != Advertisement.LENGTH) {
@@ -139,6 +135,7 @@ public final class RpingSession implements WireCompletionListener {
         long address = m.getLong(0); // siw-interop.md §7.2; VI: virtual address, memory handle
         int handle = m.getInt(8);
         long size = m.getUnsignedInt(12);
+        recv.discard(); // the advertisement is read: no memory until the next Send
         conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // siw-interop.md §7.1: re-post after each receive
         if (size > BUFFER_SIZE) {
             LOG.warn("{} advertised {} octets, more than the {}-octet session buffer; closing", peer, size,
@@ -193,10 +190,12 @@ public final class RpingSession implements WireCompletionListener {
             bytesRead.addAndGet(byteLength);
             goAhead();
         } else if (wr == WR_WRITE) {
+            rdma.discard(); // the Read's data went back: no memory until the next Read
             writes.incrementAndGet();
             bytesWritten.addAndGet(byteLength);
             goAhead(); // siw-interop.md §7.3: posted after the Write's local completion
         } else if (wr == WR_ECHO) {
+            recv.discard(); // the echo is on the wire
             echoes.incrementAndGet();
             sends.incrementAndGet();
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
@@ -234,11 +233,9 @@ public final class RpingSession implements WireCompletionListener {
     private synchronized void release() {
         if (!released) {
             released = true;
-            recv.deregister();
+            recv.deregister(); // and their memory, if they hold any
             rdma.deregister();
             goAhead.deregister();
-            recvMemory.release();
-            rdmaMemory.release();
             goAheadMemory.release();
             if (ring != null) {
                 ring.deregister();
@@ -295,7 +292,15 @@ public final class RpingSession implements WireCompletionListener {
         return true;
     }
 
-    /** A copy of the first {@code length} octets of the session buffer (rping's rdma_buf). */
+    /** Whether the receive or the RDMA buffer holds memory now (an idle session over iWARP holds none). */
+    public boolean holdsBuffers() {
+        return recv.isAllocated() || rdma.isAllocated();
+    }
+
+    /**
+     * A copy of the first {@code length} octets of the session buffer (rping's rdma_buf); over iWARP zeros once the
+     * RDMA Write that returned them completed (the buffer is given back).
+     */
     public byte[] buffer(int length) {
         byte[] b = new byte[length];
         rdma.memory().getBytes(0, b);

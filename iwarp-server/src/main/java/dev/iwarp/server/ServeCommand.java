@@ -71,7 +71,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: ${DEFAULT-VALUE}).")
     @Range
-    int maxConnections = 1024;
+    int maxConnections = ServerConfig.DEFAULT_MAX_CONNECTIONS;
 
     @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms (default: ${DEFAULT-VALUE}).")
     @Range(min = 1)

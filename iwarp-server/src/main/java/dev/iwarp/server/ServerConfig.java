@@ -35,15 +35,21 @@ public record ServerConfig(String address, int port, boolean crc, boolean marker
     /** {@code serve --wire ift}'s default port: IFT has no assigned port either (the ULP's dedicated port, IFT draft §4). */
     public static final int DEFAULT_IFT_PORT = 7176;
 
+    /**
+     * Default {@code --max-connections}: issue 13's 10,000 idle connections with room to spare. An idle session over
+     * iWARP holds no buffer memory (regions on demand): 10-14 KiB of RSS in all at 10,000.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+
     /** Default {@code --idle-timeout}: a session that completes no message for a minute is closed. */
     public static final long DEFAULT_IDLE_TIMEOUT_SEC = 60;
 
     /**
      * The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target
-     * per connection, 1,024 connections, 10 s startup, 60 s idle, {@link ServerLimits#defaults()}.
+     * per connection, 16,384 connections, 10 s startup, 60 s idle, {@link ServerLimits#defaults()}.
      */
     public static ServerConfig defaults() {
-        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, 1024, 10_000,
+        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, DEFAULT_MAX_CONNECTIONS, 10_000,
                 DEFAULT_IDLE_TIMEOUT_SEC, 1 << 20, false, false, ServerLimits.defaults());
     }
 

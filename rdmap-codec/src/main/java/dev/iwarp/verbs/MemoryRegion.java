@@ -58,9 +58,31 @@ public final class MemoryRegion {
         return access;
     }
 
-    /** The registered memory (a view; writes by the peer appear here). */
+    /**
+     * The registered memory (a view; writes by the peer appear here). An on-demand region gets its memory here
+     * if it has none; after {@link #discard()} a new call gives the new memory.
+     */
     public ByteBuf memory() {
         return tagged.memory();
+    }
+
+    /** Whether the region gets its memory on demand ({@link ProtectionDomain#registerOnDemand}). */
+    public boolean isOnDemand() {
+        return tagged.isOnDemand();
+    }
+
+    /** Whether the region holds memory now (on demand: between first use and {@link #discard()}). */
+    public boolean isAllocated() {
+        return tagged.isAllocated();
+    }
+
+    /**
+     * On demand: gives the memory back; the octets read as zeros again, and memory is allocated at the next use.
+     * Only when no work request in progress reads or writes the region (a posted receive may stay posted).
+     * Nothing for a region registered with its memory.
+     */
+    public void discard() {
+        tagged.discard();
     }
 
     /** False after {@link #deregister()} or invalidation (local or by a peer's Send with Invalidate). */

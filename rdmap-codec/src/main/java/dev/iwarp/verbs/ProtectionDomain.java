@@ -1,6 +1,7 @@
 package dev.iwarp.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
@@ -42,6 +43,24 @@ public final class ProtectionDomain {
     public MemoryRegion register(ByteBuf memory, long iova, Access... access) {
         EnumSet<Access> rights = access.length == 0 ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(List.of(access));
         return device.register(this, memory, iova, rights);
+    }
+
+    /**
+     * Registers {@code length} octets that get their memory on demand, with a random base TO: no memory until the
+     * region is first used (a peer's RDMA Write or Read, a receive placed into it, a local {@link
+     * MemoryRegion#memory()}), then a zeroed direct buffer from {@code allocator}, given back by {@link
+     * MemoryRegion#discard()} (the octets read as zeros again) and by {@link MemoryRegion#deregister()}. A peer
+     * sees an ordinary region. For memory most connections never use, e.g. a server's per-connection target: idle,
+     * it costs no buffer memory.
+     */
+    public MemoryRegion registerOnDemand(int length, ByteBufAllocator allocator, Access... access) {
+        return registerOnDemand(length, allocator, device.randomIova(), access);
+    }
+
+    /** As {@link #registerOnDemand(int, ByteBufAllocator, Access...)}, with the given base TO (iova). */
+    public MemoryRegion registerOnDemand(int length, ByteBufAllocator allocator, long iova, Access... access) {
+        EnumSet<Access> rights = access.length == 0 ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(List.of(access));
+        return device.registerOnDemand(this, length, allocator, iova, rights);
     }
 
     /** Registers a {@link ByteBuffer} (heap or direct) from position 0 to its capacity. */

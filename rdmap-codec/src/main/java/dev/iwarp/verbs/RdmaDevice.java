@@ -3,6 +3,7 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 import java.security.SecureRandom;
 import java.util.Set;
@@ -55,6 +56,15 @@ public final class RdmaDevice implements AutoCloseable {
     MemoryRegion register(ProtectionDomain pd, ByteBuf memory, long iova, Set<Access> access) {
         // the table keeps its own reference to the memory (index 0 to capacity) until deregistration
         TaggedBuffer t = table.register(pd, memory.slice(0, memory.capacity()), iova, Access.toFlags(access),
+                access.contains(Access.REMOTE_INVALIDATE));
+        MemoryRegion mr = new MemoryRegion(pd, t, access);
+        regions.add(mr);
+        return mr;
+    }
+
+    MemoryRegion registerOnDemand(ProtectionDomain pd, int length, ByteBufAllocator allocator, long iova,
+                                  Set<Access> access) {
+        TaggedBuffer t = table.registerOnDemand(pd, length, allocator, iova, Access.toFlags(access),
                 access.contains(Access.REMOTE_INVALIDATE));
         MemoryRegion mr = new MemoryRegion(pd, t, access);
         regions.add(mr);

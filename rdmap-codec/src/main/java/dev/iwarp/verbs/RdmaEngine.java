@@ -9,6 +9,7 @@ import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.RtrMessage;
+import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.rdmap.TerminateCause;
@@ -199,6 +200,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             }
         } catch (RdmapException e) {
             stream.terminate(e.terminateCause(), seg, e.readRequest(), e.getMessage());
+        } catch (OutOfMemoryError e) {
+            // a region registered on demand found no memory (direct memory exhausted): this stream ends, the
+            // others go on. RFC 5040 §7.2: Local Catastrophic Error, no header quoted (rdmap.md §7.1)
+            stream.terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, null,
+                    "no memory to place its message into: " + e.getMessage());
         } finally {
             seg.release();
         }

@@ -97,7 +97,7 @@ final class Responder {
 
     private void post(RecvRequest r) {
         Sge sge = r.sge();
-        receives.post(sge.region().memory(), sge.offset(), sge.length(), r);
+        receives.post(sge.region().tagged(), sge.offset(), sge.length(), r); // on demand: memory when placed
     }
 
     // ------------------------------------------------------------------ tagged

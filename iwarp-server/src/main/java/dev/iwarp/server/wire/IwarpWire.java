@@ -170,6 +170,16 @@ public final class IwarpWire {
         public void deregister() {
             mr.deregister();
         }
+
+        @Override
+        public void discard() {
+            mr.discard();
+        }
+
+        @Override
+        public boolean isAllocated() {
+            return mr.isAllocated();
+        }
     }
 
     /** A queue pair as a {@link WireConnection}. */
@@ -410,6 +420,11 @@ public final class IwarpWire {
         @Override
         public WireRegion register(ByteBuf memory, WireAccess... access) {
             return new Region(pd.register(memory, map(access)));
+        }
+
+        @Override
+        public WireRegion registerOnDemand(int length, io.netty.buffer.ByteBufAllocator alloc, WireAccess... access) {
+            return new Region(pd.registerOnDemand(length, alloc, map(access)));
         }
     }
 

@@ -105,7 +105,19 @@ public final class VitcpWire {
     private record Domain(ProtectionDomain pd) implements WireDomain {
         @Override
         public WireRegion register(ByteBuf memory, WireAccess... access) {
-            return new Region(pd.register(memory, map(access)));
+            return new Region(pd.register(memory, map(access)), null);
+        }
+
+        @Override
+        public WireRegion registerOnDemand(int length, io.netty.buffer.ByteBufAllocator alloc, WireAccess... access) {
+            ByteBuf memory = alloc.directBuffer(length, length); // VI regions have no on-demand memory: now
+            memory.setZero(0, length);
+            try {
+                return new Region(pd.register(memory, map(access)), memory);
+            } catch (RuntimeException e) {
+                memory.release();
+                throw e;
+            }
         }
     }
 
@@ -118,9 +130,12 @@ public final class VitcpWire {
 
     private static final class Region implements WireRegion {
         final MemoryRegion mr;
+        /** The memory this region allocated itself (registerOnDemand), released at deregistration; or null. */
+        private final ByteBuf owned;
 
-        Region(MemoryRegion mr) {
+        Region(MemoryRegion mr, ByteBuf owned) {
             this.mr = mr;
+            this.owned = owned;
         }
 
         @Override
@@ -152,6 +167,9 @@ public final class VitcpWire {
         @Override
         public void deregister() {
             mr.deregister();
+            if (owned != null && owned.refCnt() > 0) {
+                owned.release();
+            }
         }
     }
 

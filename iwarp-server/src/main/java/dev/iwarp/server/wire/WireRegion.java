@@ -23,6 +23,22 @@ public interface WireRegion {
     /** For log lines, in the wire's words: "STag 0x.. TO 0x.. size n" or "memory handle 0x.. address 0x.. size n". */
     String describe();
 
-    /** Deregisters; later remote access gets the wire's protection error. Does not release {@link #memory()}. */
+    /**
+     * Deregisters; later remote access gets the wire's protection error. Does not release {@link #memory()}, unless
+     * the region was registered with {@link WireDomain#registerOnDemand}.
+     */
     void deregister();
+
+    /**
+     * A region registered on demand gives its memory back (the octets read as zeros again; memory comes back at the
+     * next use): call it when no work request in progress uses the octets. Nothing on a wire without on-demand
+     * memory, or for a region registered with its memory.
+     */
+    default void discard() {
+    }
+
+    /** Whether the region holds memory now (false only for an on-demand region between uses). */
+    default boolean isAllocated() {
+        return true;
+    }
 }

@@ -1,0 +1,284 @@
+package dev.iwarp.benchmarks;
+
+import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.mpa.MpaStartupCompletionEvent;
+import dev.iwarp.mpa.MpaStartupHandler;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Issue 13's scale check: opens N MPA connections to a running {@code serve} (full MPA startup, the target region
+ * advertisement received in the Reply's Private Data), holds them idle, prints {@code serve}'s memory growth per
+ * connection, then runs {@code ping} against {@code serve} while they are held. See benchmarks/README.md.
+ */
+@Command(name = "idle-connections", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Hold N idle MPA connections to a running serve and print its memory per connection.")
+public final class IdleConnections implements Callable<Integer> {
+    @Option(names = "--connections", description = "Connections to open and hold. Default ${DEFAULT-VALUE}.")
+    int connections = 10_000;
+    @Option(names = "--host", description = "serve's address. Default ${DEFAULT-VALUE}.")
+    String host = "127.0.0.1";
+    @Option(names = "--port", description = "serve's MPA port. Default ${DEFAULT-VALUE}.")
+    int port = 7174;
+    @Option(names = "--pid", description = "serve's process id (default: the process listening on --port).")
+    long pid = -1;
+    @Option(names = "--per-source", description = "On loopback, connections per source address (127.0.0.2, "
+            + "127.0.0.3, ...), to stay under serve's --max-per-source; 0: one source. Default ${DEFAULT-VALUE}.")
+    int perSource = 250;
+    @Option(names = "--in-flight", description = "MPA startups in progress at once (serve's --max-startups is 512). "
+            + "Default ${DEFAULT-VALUE}.")
+    int inFlight = 200;
+    @Option(names = "--hold", description = "Seconds to hold the connections idle before measuring. "
+            + "Default ${DEFAULT-VALUE}.")
+    int holdSec = 5;
+    @Option(names = "--crc", description = "Ask for MPA CRC.")
+    boolean crc;
+    @Option(names = "--ping-jar", description = "The iwarp-server jar whose ping runs against serve while the "
+            + "connections are held (empty: no ping). Default ${DEFAULT-VALUE}.")
+    String pingJar = "iwarp-server/target/iwarp-server.jar";
+
+    private final AtomicInteger established = new AtomicInteger();
+    private final AtomicInteger rejected = new AtomicInteger();
+    private final AtomicInteger failed = new AtomicInteger();
+    private final AtomicInteger noAdvertisement = new AtomicInteger();
+    private final AtomicInteger closedByServe = new AtomicInteger();
+    private final AtomicReference<String> firstFailure = new AtomicReference<>();
+    private final AtomicReference<String> advertisement = new AtomicReference<>();
+    private final Queue<Channel> held = new ConcurrentLinkedQueue<>();
+    private volatile boolean closing;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new IdleConnections()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (perSource > 0 && (connections - 1) / perSource > 252) {
+            System.err.println("idle-connections: at most 253 source addresses (127.0.0.2-127.0.0.254) of "
+                    + "--per-source " + perSource + " connections: raise --per-source");
+            return 2;
+        }
+        long servePid = pid > 0 ? pid : ProcessMemory.pidListeningOn(port);
+        if (servePid <= 0) {
+            System.err.println("idle-connections: no process listening on TCP port " + port + " (give --pid)");
+            return 2;
+        }
+        System.out.printf("serve: pid %d on %s:%d; this client's open-files limit %s%n", servePid, host, port,
+                openFilesLimit());
+        boolean epoll = Epoll.isAvailable();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        try (ProcessMemory serve = new ProcessMemory(servePid)) {
+            if (serve.jmxProblem() != null) {
+                System.out.println("no heap/direct figures (JMX attach failed: " + serve.jmxProblem() + ")");
+            }
+            ProcessMemory.Reading before = serve.read();
+            System.out.println("before:  " + describe(before));
+            long t0 = System.nanoTime();
+            connectAll(group, epoll);
+            System.out.printf("opened %d connections in %.1f s: %d established with an advertisement (%s), "
+                            + "%d without one, %d rejected (MPA Reply R=1), %d failed%s%n", connections,
+                    (System.nanoTime() - t0) / 1e9, established.get() - noAdvertisement.get(), advertisement.get(),
+                    noAdvertisement.get(), rejected.get(), failed.get(),
+                    firstFailure.get() != null ? " (first: " + firstFailure.get() + ")" : "");
+            long ticks = ProcessMemory.cpuTicks(servePid);
+            long heldAt = System.nanoTime();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
+            double cpu = (ProcessMemory.cpuTicks(servePid) - ticks) / 100.0 / ((System.nanoTime() - heldAt) / 1e9);
+            ProcessMemory.Reading after = serve.read();
+            int open = established.get() - closedByServe.get();
+            System.out.printf("held:    %s, %d connections open; serve's CPU while they were idle: %.1f %% of a core%n",
+                    describe(after), open, cpu * 100);
+            System.out.println(perConnection(before, after, open));
+            boolean pinged = pingJar.isEmpty() || ping();
+            int stillOpen = established.get() - closedByServe.get();
+            System.out.printf("%d of %d connections still open after the ping%n", stillOpen, established.get());
+            closing = true;
+            for (Channel ch : held) {
+                ch.close();
+            }
+            Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
+            System.out.println("closed:  " + describe(serve.read()));
+            return pinged && stillOpen == connections ? 0 : 1;
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private void connectAll(EventLoopGroup group, boolean epoll) throws Exception {
+        MpaSettings settings = MpaSettings.builder().crc(crc).ird(1).ord(1).peerToPeer(false).build();
+        Semaphore slots = new Semaphore(inFlight);
+        CountDownLatch done = new CountDownLatch(connections);
+        Bootstrap b = new Bootstrap().group(group)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 30_000)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(MpaStartupHandler.initiator(settings), new Outcome(slots, done));
+                    }
+                });
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(host), port);
+        boolean spread = perSource > 0 && server.getAddress().isLoopbackAddress()
+                && server.getAddress().getAddress().length == 4;
+        for (int i = 0; i < connections; i++) {
+            slots.acquire();
+            InetSocketAddress local = spread ? new InetSocketAddress("127.0.0." + (2 + i / perSource), 0) : null;
+            b.connect(server, local).addListener(f -> {
+                if (!f.isSuccess()) {
+                    failure("connect: " + f.cause());
+                    slots.release();
+                    done.countDown();
+                }
+            });
+        }
+        if (!done.await(120, TimeUnit.SECONDS)) {
+            System.out.println("not every MPA startup finished in 120 s: " + done.getCount() + " pending");
+        }
+    }
+
+    /** Counts how one connection's MPA startup ended, then holds it. */
+    private final class Outcome extends ChannelInboundHandlerAdapter {
+        private final Semaphore slots;
+        private final CountDownLatch done;
+
+        Outcome(Semaphore slots, CountDownLatch done) {
+            this.slots = slots;
+            this.done = done;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (!(evt instanceof MpaStartupCompletionEvent e)) {
+                ctx.fireUserEventTriggered(evt);
+                return;
+            }
+            if (e.isSuccess()) {
+                MpaParameters p = e.parameters();
+                byte[] pd = p.peerPrivateData();
+                if (pd.length < 16) {
+                    noAdvertisement.incrementAndGet();
+                } else {
+                    advertisement.compareAndSet(null, String.format("e.g. STag 0x%08x size %d",
+                            (pd[8] & 0xFF) << 24 | (pd[9] & 0xFF) << 16 | (pd[10] & 0xFF) << 8 | pd[11] & 0xFF,
+                            (pd[12] & 0xFFL) << 24 | (pd[13] & 0xFF) << 16 | (pd[14] & 0xFF) << 8 | pd[15] & 0xFF));
+                }
+                established.incrementAndGet();
+                held.add(ctx.channel());
+                ctx.channel().closeFuture().addListener(f -> {
+                    if (!closing) {
+                        closedByServe.incrementAndGet();
+                    }
+                });
+            } else if (e.isRejected()) {
+                rejected.incrementAndGet();
+                ctx.close();
+            } else {
+                failure("MPA startup: " + e.cause());
+                ctx.close();
+            }
+            slots.release();
+            done.countDown();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close(); // the startup handler reports startup failures as the event above
+        }
+    }
+
+    private void failure(String what) {
+        failed.incrementAndGet();
+        firstFailure.compareAndSet(null, what);
+    }
+
+    private boolean ping() throws Exception {
+        if (!Files.exists(Path.of(pingJar))) {
+            System.out.println("no ping: " + pingJar + " not found (build it, or give --ping-jar)");
+            return false;
+        }
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process p = new ProcessBuilder(java, "-jar", pingJar, "ping", host + ":" + port, "-C", "3", "-V")
+                .redirectErrorStream(true).start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                System.out.println("  ping: " + line);
+            }
+        }
+        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+        boolean ok = ended && p.exitValue() == 0;
+        System.out.println(ok ? "ping answered while the connections were held"
+                : "ping FAILED while the connections were held" + (ended ? " (exit " + p.exitValue() + ")" : ""));
+        return ok;
+    }
+
+    private static String describe(ProcessMemory.Reading r) {
+        return String.format("VmRSS %s", mib(r.rssBytes())) + (r.heapBytes() < 0 ? ""
+                : String.format(", heap after GC %s, JDK direct buffers %s", mib(r.heapBytes()), mib(r.directBytes())));
+    }
+
+    private static String perConnection(ProcessMemory.Reading before, ProcessMemory.Reading after, int open) {
+        if (open <= 0) {
+            return "per connection: no connection open";
+        }
+        String s = String.format("per connection (%d held): VmRSS +%.1f KiB", open,
+                (after.rssBytes() - before.rssBytes()) / 1024.0 / open);
+        if (before.heapBytes() >= 0) {
+            s += String.format(", heap +%.1f KiB, direct +%.1f KiB",
+                    (after.heapBytes() - before.heapBytes()) / 1024.0 / open,
+                    (after.directBytes() - before.directBytes()) / 1024.0 / open);
+        }
+        return s;
+    }
+
+    private static String mib(long bytes) {
+        return String.format("%.1f MiB", bytes / 1048576.0);
+    }
+
+    private static String openFilesLimit() {
+        try {
+            List<String> limits = Files.readAllLines(Path.of("/proc/self/limits"));
+            for (String l : limits) {
+                if (l.startsWith("Max open files")) {
+                    return l.replaceAll("Max open files\\s+", "").replaceAll("\\s+", " ").trim();
+                }
+            }
+        } catch (Exception e) {
+            // not Linux
+        }
+        return "unknown";
+    }
+}
