@@ -72,6 +72,9 @@ public class MpaFramer extends MpaDuplexDecoder {
     private final int mulpdu;
     private final CRC32C rxCrc = new CRC32C();
     private final CRC32C txCrc = new CRC32C();
+    /** CRC input over direct memory through one reused NIO view per direction (no view per FPDU). */
+    private final Crc32cFeed rxFeed = new Crc32cFeed();
+    private final Crc32cFeed txFeed = new Crc32cFeed();
     /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
     private final byte[] scratch = new byte[MARKER_LENGTH + MARKER_LENGTH + CRC_LENGTH];
     /** CRC input for small pieces of a composite ULPDU (a DDP header is 14 or 18 octets). */
@@ -272,7 +275,7 @@ public class MpaFramer extends MpaDuplexDecoder {
         int crcIndex = start + fpduWireLength - CRC_LENGTH;
         if (crc) {
             rxCrc.reset();
-            Crc32c.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
+            rxFeed.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
             int computed = (int) rxCrc.getValue();
             int received = in.getIntLE(crcIndex);
             if (computed != received) {
@@ -425,8 +428,9 @@ public class MpaFramer extends MpaDuplexDecoder {
             ulpduWritten = true;
         }
         // with markers the payload is CRC'd in up to 127 pieces: take one NIO view for all of them
+        // (direct memory with an address goes through txFeed's reused view instead)
         ByteBuffer view = crc && markersTx && length > MARKER_INTERVAL && !ulpdu.hasArray()
-                && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
+                && !ulpdu.hasMemoryAddress() && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
         while (remaining > 0) {
             if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
                 writeMarker(ctx, alloc, txPos - fpduStart);
@@ -437,7 +441,7 @@ public class MpaFramer extends MpaDuplexDecoder {
                 view.limit(at + n).position(at);
                 txCrc.update(view);
             } else if (crc) {
-                Crc32c.update(txCrc, ulpdu, index, n);
+                txFeed.update(txCrc, ulpdu, index, n);
             }
             if (n == length) {
                 ctx.write(ulpdu, ctx.voidPromise()); // whole ULPDU, no marker inside: hand it on as is
@@ -496,7 +500,7 @@ public class MpaFramer extends MpaDuplexDecoder {
                 piece.getBytes(from, pieceScratch, 0, n);
                 txCrc.update(pieceScratch, 0, n);
             } else if (crc) {
-                Crc32c.update(txCrc, piece, from, n);
+                txFeed.update(txCrc, piece, from, n);
             }
             ctx.write(skip == 0 && n == piece.readableBytes() ? piece.retain() : piece.retainedSlice(from, n),
                     ctx.voidPromise());
