@@ -1,5 +1,7 @@
 package dev.iwarp.ddp;
 
+import dev.iwarp.ddp.llp.LlpStartupEvent;
+import dev.iwarp.ddp.llp.LowerLayer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -14,9 +16,33 @@ import java.util.List;
  * (RFC 5041 §4). Decoding checks only what the header format defines (the ULPDU holds the header
  * its T bit announces); versions, STags, queues and offsets are the engine's to judge. The decoded
  * payload is a retained slice of the ULPDU; the encoded ULPDU is a composite of a small header
- * buffer and the segment's payload, so payload octets are never copied.
+ * buffer and the segment's payload, so payload octets are never copied. Below a lower layer that
+ * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
+ * segments pass down unencoded: the framer writes the header octets and the payload without a
+ * composite per segment (issue 13).
  */
 public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
+    /** Set once a lower layer that takes segments itself started ({@link LowerLayer#takesSegments()}). */
+    private boolean segmentsPassDown;
+
+    @Override
+    public boolean acceptOutboundMessage(Object msg) throws Exception {
+        return !segmentsPassDown && super.acceptOutboundMessage(msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof LlpStartupEvent) {
+            LlpStartupEvent e = (LlpStartupEvent) evt;
+            segmentsPassDown = e.isSuccess() && e.lowerLayer() != null && e.lowerLayer().takesSegments();
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    /** Whether outbound segments go down unencoded, to a lower layer that frames them itself. */
+    public boolean passesSegmentsDown() {
+        return segmentsPassDown;
+    }
 
     @Override
     protected void encode(ChannelHandlerContext ctx, DdpSegment segment, List<Object> out) {

@@ -249,4 +249,52 @@ class DdpCodecTest {
         assertTrue(te.error().carriesDdpHeader());
         assertFalse(DdpError.INVALID_DDP_VERSION_TAGGED.carriesDdpHeader());
     }
+
+    private static dev.iwarp.ddp.llp.LlpStartupEvent startup(boolean takesSegments) {
+        dev.iwarp.ddp.llp.LowerLayer lower = new dev.iwarp.ddp.llp.LowerLayer() {
+            @Override
+            public int mulpdu() {
+                return 1000;
+            }
+
+            @Override
+            public void closeAfterFlush() {
+            }
+
+            @Override
+            public String transmitHoldReason() {
+                return null;
+            }
+
+            @Override
+            public boolean takesSegments() {
+                return takesSegments;
+            }
+        };
+        return dev.iwarp.ddp.llp.LlpStartupEvent.success(dev.iwarp.ddp.llp.LlpParameters.builder("test",
+                dev.iwarp.ddp.llp.LlpRole.INITIATOR, lower, "test framing").build(), lower);
+    }
+
+    /** Below a lower layer that takes segments, a segment passes down unencoded; otherwise it is encoded. */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void segmentsPassDownOnlyToALowerLayerThatTakesThem(boolean takesSegments) {
+        DdpCodec codec = new DdpCodec();
+        EmbeddedChannel ch = new EmbeddedChannel(codec);
+        ch.pipeline().fireUserEventTriggered(startup(takesSegments));
+        assertEquals(takesSegments, codec.passesSegmentsDown());
+        DdpTaggedSegment segment = new DdpTaggedSegment(true, 0x40, 1, 0, Unpooled.EMPTY_BUFFER);
+        assertTrue(ch.writeOutbound(segment));
+        Object out = ch.readOutbound();
+        try {
+            if (takesSegments) {
+                assertTrue(out == segment, "the segment itself: " + out);
+            } else {
+                assertArrayEquals(WRITE_RTR, ByteBufUtil.getBytes((ByteBuf) out));
+            }
+        } finally {
+            io.netty.util.ReferenceCountUtil.release(out);
+        }
+        assertFalse(ch.finish());
+    }
 }

@@ -481,6 +481,69 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     /**
+     * Sends one FPDU whose ULPDU is {@code header}'s readable octets followed by {@code payload}'s,
+     * as {@link #write} would for their concatenation, without a composite: the header octets (a
+     * DDP header) go into the framer's own buffer behind ULPDU_Length, the payload is written as
+     * is. Copies {@code header} (the caller keeps it); takes ownership of {@code payload}. Call on
+     * the event loop, for a framer in a pipeline. With markers, while outbound FPDUs are held
+     * (RFC 5044 §7.1.2 rule 4), or for a header longer than 62 octets, the two are joined in a
+     * composite and written through {@link #write}.
+     */
+    public void writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+        ChannelHandlerContext ctx = this.ctx;
+        int headerLength = header.readableBytes();
+        if (markersTx || txHeld || headerLength > pieceScratch.length - LENGTH_FIELD) {
+            ByteBufAllocator alloc = ctx.alloc();
+            CompositeByteBuf ulpdu = alloc.compositeBuffer(2);
+            ulpdu.addComponents(true, alloc.buffer(headerLength).writeBytes(header, header.readerIndex(),
+                    headerLength), payload);
+            write(ctx, ulpdu, promise);
+            return;
+        }
+        int length = headerLength + payload.readableBytes();
+        if (length > MpaSettings.MAX_SEND_ULPDU || !ctx.channel().isActive()) {
+            payload.release();
+            promise.setFailure(length > MpaSettings.MAX_SEND_ULPDU ? new EncoderException("ULPDU of " + length
+                    + " octets exceeds " + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)") : new ClosedChannelException());
+            return;
+        }
+        int fpduStart = txPos;
+        int n0 = LENGTH_FIELD + headerLength;
+        pieceScratch[0] = (byte) (length >>> 8);
+        pieceScratch[1] = (byte) length;
+        header.getBytes(header.readerIndex(), pieceScratch, LENGTH_FIELD, headerLength);
+        if (crc) {
+            txCrc.reset();
+            txCrc.update(pieceScratch, 0, n0);
+        }
+        ctx.write(ctx.alloc().buffer(n0).writeBytes(pieceScratch, 0, n0), ctx.voidPromise());
+        int n = payload.readableBytes();
+        if (n > 0) {
+            if (crc) {
+                txFeed.update(txCrc, payload, payload.readerIndex(), n);
+            }
+            ctx.write(payload, ctx.voidPromise());
+        } else {
+            payload.release();
+        }
+        int pad = (-(LENGTH_FIELD + length)) & 3;
+        for (int i = 0; i < pad; i++) {
+            scratch[i] = 0;
+        }
+        if (crc && pad > 0) {
+            txCrc.update(scratch, 0, pad);
+        }
+        ByteBuf tail = ctx.alloc().buffer(pad + CRC_LENGTH).writeBytes(scratch, 0, pad);
+        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+        txPos += n0 + n + pad + CRC_LENGTH;
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
+                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
+        }
+        ctx.write(tail, promise);
+    }
+
+    /**
      * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
      * writev then takes each piece's memory directly, where a composite needs NIO views built for
      * every write (issue 13). Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
