@@ -14,8 +14,10 @@ import java.util.List;
 /**
  * ULPDU ({@link ByteBuf}, one per MPA FPDU, IFT frame, SCTP message or other framing unit) to {@link DdpSegment} and back
  * (RFC 5041 §4). Decoding checks only what the header format defines (the ULPDU holds the header
- * its T bit announces); versions, STags, queues and offsets are the engine's to judge. The decoded
- * payload is a retained slice of the ULPDU; the encoded ULPDU is a composite of a small header
+ * its T bit announces); versions, STags, queues and offsets are the engine's to judge. In the
+ * pipeline the decoded payload is the ULPDU itself, retained, its reader index past the header
+ * (read it from its reader index on, as every holder of a segment does); the static
+ * {@link #decode(ByteBuf)} returns a retained slice; the encoded ULPDU is a composite of a small header
  * buffer and the segment's payload, so payload octets are never copied. Below a lower layer that
  * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
  * segments pass down unencoded: the framer writes the header octets and the payload without a
@@ -67,7 +69,9 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
-        out.add(decode(ulpdu));
+        // the ULPDU (a slice the framer made for this segment alone) becomes the payload itself, its
+        // reader index past the header: no second slice per segment (issue 13)
+        out.add(decode(ulpdu, true));
     }
 
     /**
@@ -77,6 +81,11 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
      * @throws DdpException when the ULPDU is shorter than the header its T bit announces
      */
     public static DdpSegment decode(ByteBuf ulpdu) {
+        return decode(ulpdu, false);
+    }
+
+    /** As {@link #decode(ByteBuf)}; with {@code inPlace} the payload is {@code ulpdu} itself, retained, read past the header. */
+    private static DdpSegment decode(ByteBuf ulpdu, boolean inPlace) {
         int start = ulpdu.readerIndex();
         int length = ulpdu.readableBytes();
         if (length < 1) {
@@ -93,7 +102,8 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         boolean last = (control & DdpSegment.FLAG_LAST) != 0;
         int version = control & DdpSegment.VERSION_MASK;
         int rsvdUlp = ulpdu.getUnsignedByte(start + 1);
-        ByteBuf payload = ulpdu.retainedSlice(start + headerLength, length - headerLength);
+        ByteBuf payload = inPlace ? ulpdu.retain().readerIndex(start + headerLength)
+                : ulpdu.retainedSlice(start + headerLength, length - headerLength);
         if (tagged) {
             return new DdpTaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getLong(start + 6),
                     payload);

@@ -96,8 +96,8 @@ class DdpCodecTest {
             assertEquals(1, s.msn());
             assertEquals(0, s.mo());
             assertEquals(28, s.payloadLength(), "the RDMAP Read Request header is DDP payload");
-            assertEquals(0x0034cd00, s.content().getInt(0), "Data Sink STag");
-            assertEquals(0x00007f0011223340L, s.content().getLong(4), "Data Sink TO");
+            assertEquals(0x0034cd00, s.content().getInt(s.content().readerIndex()), "Data Sink STag");
+            assertEquals(0x00007f0011223340L, s.content().getLong(s.content().readerIndex() + 4), "Data Sink TO");
         } finally {
             s.release();
         }
@@ -294,6 +294,25 @@ class DdpCodecTest {
             }
         } finally {
             io.netty.util.ReferenceCountUtil.release(out);
+        }
+        assertFalse(ch.finish());
+    }
+
+    /** In the pipeline the payload is the ULPDU itself read past the header: no slice per segment (issue 13). */
+    @Test
+    void decodedPayloadIsTheUlpduPastItsHeader() {
+        EmbeddedChannel ch = new EmbeddedChannel(new DdpCodec());
+        ByteBuf in = ch.alloc().buffer(RPING_SEND.length).writeBytes(RPING_SEND);
+        assertTrue(ch.writeInbound(in));
+        DdpSegment s = ch.readInbound();
+        try {
+            assertTrue(s.content() == in, "payload " + s.content() + " is not the ULPDU " + in);
+            assertEquals(DdpUntaggedSegment.HEADER_LENGTH, s.content().readerIndex());
+            assertArrayEquals(java.util.Arrays.copyOfRange(RPING_SEND, 18, RPING_SEND.length),
+                    ByteBufUtil.getBytes(s.content()));
+            assertEquals(1, in.refCnt(), "the segment holds the only reference left");
+        } finally {
+            s.release();
         }
         assertFalse(ch.finish());
     }
