@@ -1,6 +1,7 @@
 package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 
 import java.nio.ByteBuffer;
@@ -31,7 +32,11 @@ final class Crc32cFeed {
         if (length == 0) {
             return;
         }
-        if (buf.hasArray() || !buf.hasMemoryAddress()) {
+        // a pooled buffer of its own (not a slice) caches its NIO view for as long as it holds its memory;
+        // the adaptive allocator's buffers take a new one per buffer, and slices one per call: those go
+        // through the view kept here (receive buffers that reuse the same memory then need none)
+        if (buf.hasArray() || !buf.hasMemoryAddress()
+                || (buf.unwrap() == null && buf.alloc() instanceof PooledByteBufAllocator)) {
             Crc32c.update(crc, buf, index, length);
             return;
         }
