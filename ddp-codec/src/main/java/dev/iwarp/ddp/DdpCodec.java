@@ -1,5 +1,7 @@
 package dev.iwarp.ddp;
 
+import dev.iwarp.ddp.llp.LlpStartupEvent;
+import dev.iwarp.ddp.llp.LowerLayer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -12,11 +14,37 @@ import java.util.List;
 /**
  * ULPDU ({@link ByteBuf}, one per MPA FPDU, IFT frame, SCTP message or other framing unit) to {@link DdpSegment} and back
  * (RFC 5041 §4). Decoding checks only what the header format defines (the ULPDU holds the header
- * its T bit announces); versions, STags, queues and offsets are the engine's to judge. The decoded
- * payload is a retained slice of the ULPDU; the encoded ULPDU is a composite of a small header
- * buffer and the segment's payload, so payload octets are never copied.
+ * its T bit announces); versions, STags, queues and offsets are the engine's to judge. In the
+ * pipeline the decoded payload is the ULPDU itself, retained, its reader index past the header
+ * (read it from its reader index on, as every holder of a segment does); the static
+ * {@link #decode(ByteBuf)} returns a retained slice; the encoded ULPDU is a composite of a small header
+ * buffer and the segment's payload, so payload octets are never copied. Below a lower layer that
+ * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
+ * segments pass down unencoded: the framer writes the header octets and the payload without a
+ * composite per segment (issue 13).
  */
 public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
+    /** Set once a lower layer that takes segments itself started ({@link LowerLayer#takesSegments()}). */
+    private boolean segmentsPassDown;
+
+    @Override
+    public boolean acceptOutboundMessage(Object msg) throws Exception {
+        return !segmentsPassDown && super.acceptOutboundMessage(msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof LlpStartupEvent) {
+            LlpStartupEvent e = (LlpStartupEvent) evt;
+            segmentsPassDown = e.isSuccess() && e.lowerLayer() != null && e.lowerLayer().takesSegments();
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    /** Whether outbound segments go down unencoded, to a lower layer that frames them itself. */
+    public boolean passesSegmentsDown() {
+        return segmentsPassDown;
+    }
 
     @Override
     protected void encode(ChannelHandlerContext ctx, DdpSegment segment, List<Object> out) {
@@ -41,7 +69,9 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
-        out.add(decode(ulpdu));
+        // the ULPDU (a slice the framer made for this segment alone) becomes the payload itself, its
+        // reader index past the header: no second slice per segment (issue 13)
+        out.add(decode(ulpdu, true));
     }
 
     /**
@@ -51,6 +81,11 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
      * @throws DdpException when the ULPDU is shorter than the header its T bit announces
      */
     public static DdpSegment decode(ByteBuf ulpdu) {
+        return decode(ulpdu, false);
+    }
+
+    /** As {@link #decode(ByteBuf)}; with {@code inPlace} the payload is {@code ulpdu} itself, retained, read past the header. */
+    private static DdpSegment decode(ByteBuf ulpdu, boolean inPlace) {
         int start = ulpdu.readerIndex();
         int length = ulpdu.readableBytes();
         if (length < 1) {
@@ -67,7 +102,8 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         boolean last = (control & DdpSegment.FLAG_LAST) != 0;
         int version = control & DdpSegment.VERSION_MASK;
         int rsvdUlp = ulpdu.getUnsignedByte(start + 1);
-        ByteBuf payload = ulpdu.retainedSlice(start + headerLength, length - headerLength);
+        ByteBuf payload = inPlace ? ulpdu.retain().readerIndex(start + headerLength)
+                : ulpdu.retainedSlice(start + headerLength, length - headerLength);
         if (tagged) {
             return new DdpTaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getLong(start + 6),
                     payload);

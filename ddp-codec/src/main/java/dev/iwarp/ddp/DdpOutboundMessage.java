@@ -89,7 +89,11 @@ public final class DdpOutboundMessage {
         boolean last = offset + n == length;
         ByteBuf slice;
         if (copyInto != null) {
-            slice = copyInto.directBuffer(n, n).writeBytes(payload, payload.readerIndex() + offset, n);
+            // the source's getBytes into the copy: between direct buffers with addresses a plain memory
+            // copy, where writeBytes(source) builds NIO views of the source on some allocators (issue 13)
+            slice = copyInto.directBuffer(n, n);
+            payload.getBytes(payload.readerIndex() + offset, slice, 0, n);
+            slice.writerIndex(n);
             if (last) {
                 payload.release();
             }

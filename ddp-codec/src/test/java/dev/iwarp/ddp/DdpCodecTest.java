@@ -96,8 +96,8 @@ class DdpCodecTest {
             assertEquals(1, s.msn());
             assertEquals(0, s.mo());
             assertEquals(28, s.payloadLength(), "the RDMAP Read Request header is DDP payload");
-            assertEquals(0x0034cd00, s.content().getInt(0), "Data Sink STag");
-            assertEquals(0x00007f0011223340L, s.content().getLong(4), "Data Sink TO");
+            assertEquals(0x0034cd00, s.content().getInt(s.content().readerIndex()), "Data Sink STag");
+            assertEquals(0x00007f0011223340L, s.content().getLong(s.content().readerIndex() + 4), "Data Sink TO");
         } finally {
             s.release();
         }
@@ -248,5 +248,72 @@ class DdpCodecTest {
         assertEquals(0, te.segmentLength());
         assertTrue(te.error().carriesDdpHeader());
         assertFalse(DdpError.INVALID_DDP_VERSION_TAGGED.carriesDdpHeader());
+    }
+
+    private static dev.iwarp.ddp.llp.LlpStartupEvent startup(boolean takesSegments) {
+        dev.iwarp.ddp.llp.LowerLayer lower = new dev.iwarp.ddp.llp.LowerLayer() {
+            @Override
+            public int mulpdu() {
+                return 1000;
+            }
+
+            @Override
+            public void closeAfterFlush() {
+            }
+
+            @Override
+            public String transmitHoldReason() {
+                return null;
+            }
+
+            @Override
+            public boolean takesSegments() {
+                return takesSegments;
+            }
+        };
+        return dev.iwarp.ddp.llp.LlpStartupEvent.success(dev.iwarp.ddp.llp.LlpParameters.builder("test",
+                dev.iwarp.ddp.llp.LlpRole.INITIATOR, lower, "test framing").build(), lower);
+    }
+
+    /** Below a lower layer that takes segments, a segment passes down unencoded; otherwise it is encoded. */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void segmentsPassDownOnlyToALowerLayerThatTakesThem(boolean takesSegments) {
+        DdpCodec codec = new DdpCodec();
+        EmbeddedChannel ch = new EmbeddedChannel(codec);
+        ch.pipeline().fireUserEventTriggered(startup(takesSegments));
+        assertEquals(takesSegments, codec.passesSegmentsDown());
+        DdpTaggedSegment segment = new DdpTaggedSegment(true, 0x40, 1, 0, Unpooled.EMPTY_BUFFER);
+        assertTrue(ch.writeOutbound(segment));
+        Object out = ch.readOutbound();
+        try {
+            if (takesSegments) {
+                assertTrue(out == segment, "the segment itself: " + out);
+            } else {
+                assertArrayEquals(WRITE_RTR, ByteBufUtil.getBytes((ByteBuf) out));
+            }
+        } finally {
+            io.netty.util.ReferenceCountUtil.release(out);
+        }
+        assertFalse(ch.finish());
+    }
+
+    /** In the pipeline the payload is the ULPDU itself read past the header: no slice per segment (issue 13). */
+    @Test
+    void decodedPayloadIsTheUlpduPastItsHeader() {
+        EmbeddedChannel ch = new EmbeddedChannel(new DdpCodec());
+        ByteBuf in = ch.alloc().buffer(RPING_SEND.length).writeBytes(RPING_SEND);
+        assertTrue(ch.writeInbound(in));
+        DdpSegment s = ch.readInbound();
+        try {
+            assertTrue(s.content() == in, "payload " + s.content() + " is not the ULPDU " + in);
+            assertEquals(DdpUntaggedSegment.HEADER_LENGTH, s.content().readerIndex());
+            assertArrayEquals(java.util.Arrays.copyOfRange(RPING_SEND, 18, RPING_SEND.length),
+                    ByteBufUtil.getBytes(s.content()));
+            assertEquals(1, in.refCnt(), "the segment holds the only reference left");
+        } finally {
+            s.release();
+        }
+        assertFalse(ch.finish());
     }
 }

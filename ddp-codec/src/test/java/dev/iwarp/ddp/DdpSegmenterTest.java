@@ -184,4 +184,33 @@ class DdpSegmenterTest {
         assertThrows(IllegalArgumentException.class, () -> segmenter.segmentTagged(0x40, STAG, -size + 1, m, out),
                 "TO would wrap");
     }
+
+    /** copyEachSegment: each segment carries its own copy of its octets, from any source buffer kind. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"pooled-slice", "heap", "adaptive"})
+    void copiedSegmentsCarryTheMessageOctets(String source) {
+        byte[] octets = new byte[3 * MULPDU + 7];
+        new java.util.Random(3).nextBytes(octets);
+        io.netty.buffer.ByteBuf region = switch (source) {
+            case "heap" -> io.netty.buffer.Unpooled.buffer(octets.length + 10);
+            case "adaptive" -> new io.netty.buffer.AdaptiveByteBufAllocator().directBuffer(octets.length + 10);
+            default -> io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(octets.length + 10);
+        };
+        region.writeZero(10).writeBytes(octets);
+        io.netty.buffer.ByteBuf payload = region.retainedSlice(10, octets.length);
+        region.release();
+        DdpOutboundMessage m = new DdpSegmenter(() -> MULPDU).tagged(0x40, STAG, TO, payload)
+                .copyEachSegment(new io.netty.buffer.AdaptiveByteBufAllocator());
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        while (m.hasNextSegment()) {
+            DdpSegment s = m.nextSegment();
+            try {
+                got.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(s.content()));
+            } finally {
+                s.release();
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertArrayEquals(octets, got.toByteArray());
+        org.junit.jupiter.api.Assertions.assertEquals(0, payload.refCnt(), "the message released its payload");
+    }
 }

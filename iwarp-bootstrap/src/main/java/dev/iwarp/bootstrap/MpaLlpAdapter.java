@@ -22,8 +22,10 @@ import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 
 import java.util.function.Consumer;
 
@@ -33,15 +35,46 @@ import java.util.function.Consumer;
  * {@link MpaException} during full operation becomes an {@link LlpException} (Layer 2, EType 0, the
  * MPA code; RFC 5044 §8), the {@link MpaFramer} serves as the {@link LowerLayer}, and on the
  * Responder side an {@link MpaConnectRequest} becomes an {@link IwarpConnectionRequest}.
+ *
+ * <p>Outbound, when the framer sends no markers, the adapter takes DDP segments itself
+ * ({@link LowerLayer#takesSegments()}): it encodes each header into one reused array and hands it
+ * with the payload to {@link MpaFramer#writeUlpdu}, so no composite ULPDU is built per segment.
+ * The framer is the handler right below this adapter (the framing installs them together).
  */
-final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
+final class MpaLlpAdapter extends ChannelDuplexHandler {
     /** MPA's only Terminate EType (RFC 5044 §8). */
     private static final int ETYPE_MPA = 0;
 
     private final Consumer<IwarpConnectionRequest> onRequest;
 
+    /** DDP header octets of the segment being written (at most the 18 of an untagged header). */
+    private final ByteBuf header = Unpooled.wrappedBuffer(new byte[DdpUntaggedSegment.HEADER_LENGTH]);
+    /** The framer, once in full operation without outbound markers; segments then reach it directly. */
+    private MpaFramer segmentFramer;
+
     MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
         this.onRequest = onRequest;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof DdpSegment)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        DdpSegment segment = (DdpSegment) msg;
+        MpaFramer framer = segmentFramer;
+        if (framer == null) { // not announced as taking segments: encode as DdpCodec would
+            try {
+                ctx.write(DdpCodec.encode(segment, ctx.alloc()), promise);
+            } finally {
+                segment.release();
+            }
+            return;
+        }
+        header.clear();
+        segment.encodeHeader(header);
+        framer.writeUlpdu(header, segment.content(), promise); // the segment's reference goes to the framer
     }
 
     @Override
@@ -53,7 +86,9 @@ final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
         if (evt instanceof MpaStartupCompletionEvent) {
             MpaStartupCompletionEvent e = (MpaStartupCompletionEvent) evt;
             if (e.isSuccess()) {
-                LowerLayer lower = lowerLayer(ctx);
+                MpaFramer framer = framer(ctx);
+                segmentFramer = framer.markersTx() ? null : framer;
+                LowerLayer lower = lowerLayer(framer, segmentFramer != null);
                 ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
             } else {
                 ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));
@@ -103,9 +138,13 @@ final class MpaLlpAdapter extends ChannelInboundHandlerAdapter {
         return framer;
     }
 
-    private static LowerLayer lowerLayer(ChannelHandlerContext ctx) {
-        MpaFramer framer = framer(ctx);
+    private static LowerLayer lowerLayer(MpaFramer framer, boolean takesSegments) {
         return new LowerLayer() {
+            @Override
+            public boolean takesSegments() {
+                return takesSegments;
+            }
+
             @Override
             public int mulpdu() {
                 return framer.mulpdu();

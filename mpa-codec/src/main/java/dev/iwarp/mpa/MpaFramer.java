@@ -75,6 +75,9 @@ public class MpaFramer extends MpaDuplexDecoder {
     private int callsUntilEmssCheck;
     private final CRC32C rxCrc = new CRC32C();
     private final CRC32C txCrc = new CRC32C();
+    /** CRC input over direct memory through one reused NIO view per direction (no view per FPDU). */
+    private final Crc32cFeed rxFeed = new Crc32cFeed();
+    private final Crc32cFeed txFeed = new Crc32cFeed();
     /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
     private final byte[] scratch = new byte[MARKER_LENGTH + MARKER_LENGTH + CRC_LENGTH];
     /** CRC input for small pieces of a composite ULPDU (a DDP header is 14 or 18 octets). */
@@ -296,7 +299,7 @@ public class MpaFramer extends MpaDuplexDecoder {
         int crcIndex = start + fpduWireLength - CRC_LENGTH;
         if (crc) {
             rxCrc.reset();
-            Crc32c.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
+            rxFeed.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
             int computed = (int) rxCrc.getValue();
             int received = in.getIntLE(crcIndex);
             if (computed != received) {
@@ -449,8 +452,9 @@ public class MpaFramer extends MpaDuplexDecoder {
             ulpduWritten = true;
         }
         // with markers the payload is CRC'd in up to 127 pieces: take one NIO view for all of them
+        // (direct memory with an address goes through txFeed's reused view instead)
         ByteBuffer view = crc && markersTx && length > MARKER_INTERVAL && !ulpdu.hasArray()
-                && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
+                && !ulpdu.hasMemoryAddress() && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
         while (remaining > 0) {
             if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
                 writeMarker(ctx, alloc, txPos - fpduStart);
@@ -461,7 +465,7 @@ public class MpaFramer extends MpaDuplexDecoder {
                 view.limit(at + n).position(at);
                 txCrc.update(view);
             } else if (crc) {
-                Crc32c.update(txCrc, ulpdu, index, n);
+                txFeed.update(txCrc, ulpdu, index, n);
             }
             if (n == length) {
                 ctx.write(ulpdu, ctx.voidPromise()); // whole ULPDU, no marker inside: hand it on as is
@@ -501,6 +505,69 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     /**
+     * Sends one FPDU whose ULPDU is {@code header}'s readable octets followed by {@code payload}'s,
+     * as {@link #write} would for their concatenation, without a composite: the header octets (a
+     * DDP header) go into the framer's own buffer behind ULPDU_Length, the payload is written as
+     * is. Copies {@code header} (the caller keeps it); takes ownership of {@code payload}. Call on
+     * the event loop, for a framer in a pipeline. With markers, while outbound FPDUs are held
+     * (RFC 5044 §7.1.2 rule 4), or for a header longer than 62 octets, the two are joined in a
+     * composite and written through {@link #write}.
+     */
+    public void writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+        ChannelHandlerContext ctx = this.ctx;
+        int headerLength = header.readableBytes();
+        if (markersTx || txHeld || headerLength > pieceScratch.length - LENGTH_FIELD) {
+            ByteBufAllocator alloc = ctx.alloc();
+            CompositeByteBuf ulpdu = alloc.compositeBuffer(2);
+            ulpdu.addComponents(true, alloc.buffer(headerLength).writeBytes(header, header.readerIndex(),
+                    headerLength), payload);
+            write(ctx, ulpdu, promise);
+            return;
+        }
+        int length = headerLength + payload.readableBytes();
+        if (length > MpaSettings.MAX_SEND_ULPDU || !ctx.channel().isActive()) {
+            payload.release();
+            promise.setFailure(length > MpaSettings.MAX_SEND_ULPDU ? new EncoderException("ULPDU of " + length
+                    + " octets exceeds " + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)") : new ClosedChannelException());
+            return;
+        }
+        int fpduStart = txPos;
+        int n0 = LENGTH_FIELD + headerLength;
+        pieceScratch[0] = (byte) (length >>> 8);
+        pieceScratch[1] = (byte) length;
+        header.getBytes(header.readerIndex(), pieceScratch, LENGTH_FIELD, headerLength);
+        if (crc) {
+            txCrc.reset();
+            txCrc.update(pieceScratch, 0, n0);
+        }
+        ctx.write(ctx.alloc().buffer(n0).writeBytes(pieceScratch, 0, n0), ctx.voidPromise());
+        int n = payload.readableBytes();
+        if (n > 0) {
+            if (crc) {
+                txFeed.update(txCrc, payload, payload.readerIndex(), n);
+            }
+            ctx.write(payload, ctx.voidPromise());
+        } else {
+            payload.release();
+        }
+        int pad = (-(LENGTH_FIELD + length)) & 3;
+        for (int i = 0; i < pad; i++) {
+            scratch[i] = 0;
+        }
+        if (crc && pad > 0) {
+            txCrc.update(scratch, 0, pad);
+        }
+        ByteBuf tail = ctx.alloc().buffer(pad + CRC_LENGTH).writeBytes(scratch, 0, pad);
+        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+        txPos += n0 + n + pad + CRC_LENGTH;
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
+                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
+        }
+        ctx.write(tail, promise);
+    }
+
+    /**
      * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
      * writev then takes each piece's memory directly, where a composite needs NIO views built for
      * every write (issue 13). Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
@@ -520,7 +587,7 @@ public class MpaFramer extends MpaDuplexDecoder {
                 piece.getBytes(from, pieceScratch, 0, n);
                 txCrc.update(pieceScratch, 0, n);
             } else if (crc) {
-                Crc32c.update(txCrc, piece, from, n);
+                txFeed.update(txCrc, piece, from, n);
             }
             ctx.write(skip == 0 && n == piece.readableBytes() ? piece.retain() : piece.retainedSlice(from, n),
                     ctx.voidPromise());

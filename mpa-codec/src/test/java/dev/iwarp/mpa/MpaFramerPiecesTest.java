@@ -59,4 +59,55 @@ class MpaFramerPiecesTest {
         assertArrayEquals(whole, ulpdus.get(0));
         assertFalse(rx.finish());
     }
+
+    /**
+     * {@link MpaFramer#writeUlpdu} (header octets + payload, no composite) puts the same octets on
+     * the wire as {@code write} of their concatenation, with CRC or without, with markers (it then
+     * falls back to a composite) and while FPDUs are held by rule 4, FPDU after FPDU (pad and stream
+     * position carry over).
+     */
+    @ParameterizedTest
+    @CsvSource({
+            "true, false, false", "false, false, false", "true, true, false", "true, false, true",
+            "false, true, true"})
+    void headerAndPayloadEncodeLikeTheirConcatenation(boolean crc, boolean markers, boolean held) {
+        Random rnd = new Random(7 + (crc ? 1 : 0) + (markers ? 2 : 0) + (held ? 4 : 0));
+        EmbeddedChannel reference = new EmbeddedChannel(new MpaFramer(crc, markers, false, 0xFFFF, 64768, held));
+        MpaFramer framer = new MpaFramer(crc, markers, false, 0xFFFF, 64768, held);
+        EmbeddedChannel tx = new EmbeddedChannel(framer);
+        int[][] shapes = {{14, 0}, {18, 1}, {14, 64754}, {18, 3}, {14, 1000}, {18, 64750}, {14, 2}, {62, 5}, {63, 9}};
+        for (int[] shape : shapes) {
+            byte[] header = new byte[shape[0]];
+            byte[] payload = new byte[shape[1]];
+            rnd.nextBytes(header);
+            rnd.nextBytes(payload);
+            byte[] whole = new byte[header.length + payload.length];
+            System.arraycopy(header, 0, whole, 0, header.length);
+            System.arraycopy(payload, 0, whole, header.length, payload.length);
+            reference.writeAndFlush(Unpooled.wrappedBuffer(whole));
+
+            ByteBuf h = Unpooled.wrappedBuffer(new byte[3 + header.length]).skipBytes(3);
+            h.setBytes(3, header);
+            ByteBuf region = PooledByteBufAllocator.DEFAULT.directBuffer(payload.length + 8).writeZero(5)
+                    .writeBytes(payload);
+            ByteBuf p = region.retainedSlice(5, payload.length);
+            region.release();
+            framer.writeUlpdu(h, p, tx.newPromise());
+            tx.flush();
+            assertEquals(3, h.readerIndex(), "the header is copied, not consumed");
+        }
+        if (held) { // rule 4: one valid FPDU from the peer releases what was held
+            EmbeddedChannel peer = new EmbeddedChannel(new MpaFramer(crc, false, false, 0xFFFF, 1454, false));
+            peer.writeOutbound(Unpooled.wrappedBuffer(new byte[20]));
+            byte[] ping = MpaTestUtil.drainOutbound(peer);
+            assertFalse(peer.finish());
+            reference.writeInbound(Unpooled.wrappedBuffer(ping));
+            tx.writeInbound(Unpooled.wrappedBuffer(ping));
+            MpaTestUtil.drainInbound(reference);
+            MpaTestUtil.drainInbound(tx);
+        }
+        assertArrayEquals(MpaTestUtil.drainOutbound(reference), MpaTestUtil.drainOutbound(tx));
+        assertFalse(reference.finish());
+        assertFalse(tx.finish());
+    }
 }

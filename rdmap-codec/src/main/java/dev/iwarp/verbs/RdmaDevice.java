@@ -54,9 +54,16 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     MemoryRegion register(ProtectionDomain pd, ByteBuf memory, long iova, Set<Access> access) {
-        // the table keeps its own reference to the memory (index 0 to capacity) until deregistration
-        TaggedBuffer t = table.register(pd, memory.slice(0, memory.capacity()), iova, Access.toFlags(access),
-                access.contains(Access.REMOTE_INVALIDATE));
+        // the table keeps its own reference to the memory (index 0 to capacity) until deregistration.
+        // A retained slice rather than slice(): of a pooled buffer it is a recycled derived buffer, and so
+        // is every slice later cut from it (one per work request and per segment; issue 13)
+        ByteBuf whole = memory.retainedSlice(0, memory.capacity());
+        TaggedBuffer t;
+        try {
+            t = table.register(pd, whole, iova, Access.toFlags(access), access.contains(Access.REMOTE_INVALIDATE));
+        } finally {
+            whole.release();
+        }
         MemoryRegion mr = new MemoryRegion(pd, t, access);
         regions.add(mr);
         return mr;

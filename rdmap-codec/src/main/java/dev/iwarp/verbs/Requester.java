@@ -18,6 +18,8 @@ import dev.iwarp.rdmap.RdmapWire;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
@@ -194,10 +196,8 @@ final class Requester {
 
     /** Completes a Send, Write or Immediate Data when its last segment was handed to the lower layer. */
     private ChannelPromise localCompletion(Pending pending) {
-        SendRequest wr = pending.wr;
         ChannelPromise p = stream.ctx.newPromise();
-        p.addListener(f -> complete(pending, f.isSuccess() ? Completion.success(wr.wrId(), opcodeOf(wr), wr.length())
-                : Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, String.valueOf(f.cause()))));
+        p.addListener(pending); // the request is its own listener: no capturing lambda per request (issue 13)
         return p;
     }
 
@@ -322,12 +322,19 @@ final class Requester {
     }
 
     /** A started send-queue request and, once known, its completion. */
-    private static final class Pending {
+    /** A started request; as a listener of its last segment's write it completes a Send, Write or Immediate Data. */
+    private final class Pending implements ChannelFutureListener {
         final SendRequest wr;
         Completion result;
 
         Pending(SendRequest wr) {
             this.wr = wr;
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture f) {
+            complete(this, f.isSuccess() ? Completion.success(wr.wrId(), opcodeOf(wr), wr.length())
+                    : Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, String.valueOf(f.cause())));
         }
     }
 

@@ -20,7 +20,10 @@ import java.util.ArrayDeque;
  * <p>A message's promise completes with its last segment's write. Confined to the event loop.
  */
 final class Transmitter {
-    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    /** No completion promise for a queued message. */
+    private static final Object NO_PROMISE = new Object();
+    /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message (issue 13). */
+    private final ArrayDeque<Object> queue = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private LowerLayer lowerLayer;
     private boolean closeWhenDrained;
@@ -48,12 +51,13 @@ final class Transmitter {
             }
             return;
         }
-        queue.add(new Pending(message, done));
+        queue.add(message);
+        queue.add(done != null ? done : NO_PROMISE);
     }
 
     /** Messages queued or partly sent. */
     int queued() {
-        return queue.size();
+        return queue.size() / 2;
     }
 
     /**
@@ -63,14 +67,18 @@ final class Transmitter {
      */
     void transmit(boolean flush) {
         boolean wrote = false;
-        Pending p;
-        while ((p = queue.peek()) != null && ctx.channel().isWritable()) {
-            DdpSegment segment = p.message.nextSegment();
-            boolean last = !p.message.hasNextSegment();
-            if (last) {
+        DdpOutboundMessage m;
+        while ((m = (DdpOutboundMessage) queue.peek()) != null && ctx.channel().isWritable()) {
+            DdpSegment segment = m.nextSegment();
+            ChannelPromise promise = ctx.voidPromise();
+            if (!m.hasNextSegment()) {
                 queue.poll();
+                Object done = queue.poll();
+                if (done != NO_PROMISE) {
+                    promise = (ChannelPromise) done;
+                }
             }
-            ctx.write(segment, last && p.done != null ? p.done : ctx.voidPromise());
+            ctx.write(segment, promise);
             wrote = true;
         }
         if (wrote && flush) {
@@ -111,22 +119,13 @@ final class Transmitter {
 
     /** Drops every queued message, failing their promises with {@code why}. */
     void discardQueued(String why) {
-        Pending p;
-        while ((p = queue.poll()) != null) {
-            p.message.discard();
-            if (p.done != null) {
-                p.done.tryFailure(new IllegalStateException(why));
+        Object m;
+        while ((m = queue.poll()) != null) {
+            ((DdpOutboundMessage) m).discard();
+            Object done = queue.poll();
+            if (done != NO_PROMISE) {
+                ((ChannelPromise) done).tryFailure(new IllegalStateException(why));
             }
-        }
-    }
-
-    private static final class Pending {
-        final DdpOutboundMessage message;
-        final ChannelPromise done;
-
-        Pending(DdpOutboundMessage message, ChannelPromise done) {
-            this.message = message;
-            this.done = done;
         }
     }
 }

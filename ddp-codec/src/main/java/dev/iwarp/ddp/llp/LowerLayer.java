@@ -21,4 +21,15 @@ public interface LowerLayer extends MulpduSource {
      * rule 4): until then a Terminate cannot be sent, and RDMAP says so instead of claiming it.
      */
     String transmitHoldReason();
+
+    /**
+     * Whether the adapter below takes each outbound {@link dev.iwarp.ddp.DdpSegment} itself (and its
+     * reference) instead of the ULPDU {@link dev.iwarp.ddp.DdpCodec} would encode: it then frames the
+     * header octets and the payload without building a composite ULPDU per segment. {@code DdpCodec}
+     * passes segments down unencoded from the {@link LlpStartupEvent} that announces such a lower
+     * layer on. By default false.
+     */
+    default boolean takesSegments() {
+        return false;
+    }
 }

@@ -1,0 +1,81 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * Feeds {@link ByteBuf} regions to a {@link CRC32C} like {@link Crc32c#update}, but for direct
+ * buffers without building a NIO view per call: it keeps one view over the whole memory of the
+ * buffer a region lies in (the root of a slice, e.g. a registered region or a receive buffer) and
+ * only moves that view's position and limit while later regions lie in the same memory. A slice of
+ * a direct buffer otherwise costs a fresh {@code ByteBuffer} (64-128 B) for every FPDU (issue 13).
+ *
+ * <p>The view is chosen by address range alone: a region is read through it only when
+ * {@code [memoryAddress + index, + length)} lies inside the view's range, and the caller holds the
+ * region's buffer while it is read, so the octets read are always the region's own, whatever became
+ * of the buffer the view was first taken from. The view keeps that buffer's NIO object reachable
+ * until the next rebase (never its pooled memory: freeing memory does not depend on it).
+ *
+ * <p>Not thread-safe: one per direction of a framer, confined to its event loop.
+ */
+final class Crc32cFeed {
+    private ByteBuffer view;
+    private long viewAddress;
+    private int viewCapacity;
+
+    /** Adds {@code length} octets of {@code buf} starting at {@code index} to {@code crc}; indexes unchanged. */
+    void update(CRC32C crc, ByteBuf buf, int index, int length) {
+        if (length == 0) {
+            return;
+        }
+        // a pooled buffer of its own (not a slice) caches its NIO view for as long as it holds its memory;
+        // the adaptive allocator's buffers take a new one per buffer, and slices one per call: those go
+        // through the view kept here (receive buffers that reuse the same memory then need none)
+        if (buf.hasArray() || !buf.hasMemoryAddress()
+                || (buf.unwrap() == null && buf.alloc() instanceof PooledByteBufAllocator)) {
+            Crc32c.update(crc, buf, index, length);
+            return;
+        }
+        long address = buf.memoryAddress() + index;
+        if (!covers(address, length) && !(rebase(buf) && covers(address, length))) {
+            Crc32c.update(crc, buf, index, length);
+            return;
+        }
+        int at = (int) (address - viewAddress);
+        // limit first when it grows past the old limit, position first otherwise
+        if (at + length > view.limit()) {
+            view.limit(at + length).position(at);
+        } else {
+            view.position(at).limit(at + length);
+        }
+        crc.update(view);
+    }
+
+    private boolean covers(long address, int length) {
+        return view != null && address >= viewAddress && address + length <= viewAddress + viewCapacity;
+    }
+
+    /** Takes a view of the memory of the buffer {@code buf} is derived from; false when there is none. */
+    private boolean rebase(ByteBuf buf) {
+        ByteBuf root = buf;
+        for (ByteBuf u = root.unwrap(); u != null; u = u.unwrap()) {
+            root = u;
+        }
+        if (!root.hasMemoryAddress() || root.nioBufferCount() != 1) {
+            return false;
+        }
+        int capacity = root.capacity();
+        ByteBuffer v = root.nioBuffer(0, capacity);
+        if (!v.isDirect() || PlatformDependent.directBufferAddress(v) != root.memoryAddress()) {
+            return false;
+        }
+        view = v;
+        viewAddress = root.memoryAddress();
+        viewCapacity = capacity;
+        return true;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** {@link Crc32cFeed} agrees with {@link Crc32c} on every kind of buffer, and reuses its view. */
+class Crc32cFeedTest {
+
+    private static int feed(Crc32cFeed feed, ByteBuf buf, int index, int length) {
+        CRC32C crc = new CRC32C();
+        feed.update(crc, buf, index, length);
+        return (int) crc.getValue();
+    }
+
+    @Test
+    void agreesWithCrc32cAcrossBuffersRootsAndOffsets() {
+        Random rnd = new Random(13);
+        Crc32cFeed feed = new Crc32cFeed();
+        ByteBufAllocator[] allocators = {PooledByteBufAllocator.DEFAULT, new AdaptiveByteBufAllocator(),
+                UnpooledByteBufAllocator.DEFAULT};
+        List<ByteBuf> roots = new ArrayList<>();
+        try {
+            for (ByteBufAllocator alloc : allocators) {
+                roots.add(alloc.directBuffer(70_000).writeBytes(random(rnd, 70_000)));
+                roots.add(alloc.heapBuffer(3_000).writeBytes(random(rnd, 3_000)));
+            }
+            roots.add(Unpooled.wrappedBuffer(Unpooled.directBuffer(100).writeBytes(random(rnd, 100)),
+                    Unpooled.wrappedBuffer(random(rnd, 50))));
+            for (int i = 0; i < 3_000; i++) {
+                // alternate between roots, so the feed rebases and comes back to earlier memory
+                ByteBuf root = roots.get(rnd.nextInt(roots.size()));
+                int index = rnd.nextInt(root.writerIndex());
+                int length = rnd.nextInt(root.writerIndex() - index + 1);
+                int kind = rnd.nextInt(4);
+                ByteBuf retained = kind == 2 ? root.retainedSlice(index, length) : null;
+                ByteBuf buf = switch (kind) {
+                    case 0 -> root;
+                    case 1 -> root.slice(index, length);
+                    case 2 -> retained.slice(0, length);
+                    default -> root.duplicate();
+                };
+                int at = kind == 0 || kind == 3 ? index : 0;
+                try {
+                    assertEquals(Crc32c.compute(buf, at, length), feed(feed, buf, at, length),
+                            "region " + at + " +" + length + " of " + buf);
+                } finally {
+                    if (retained != null) {
+                        retained.release();
+                    }
+                }
+            }
+        } finally {
+            roots.forEach(ByteBuf::release);
+        }
+    }
+
+    @Test
+    void memoryReusedByAnotherBufferIsReadAsItsNewOctets() {
+        Crc32cFeed feed = new Crc32cFeed();
+        Random rnd = new Random(5);
+        for (int round = 0; round < 50; round++) {
+            ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(4096).writeBytes(random(rnd, 4096));
+            try {
+                ByteBuf slice = buf.slice(100, 3000);
+                assertEquals(Crc32c.compute(slice, 0, 3000), feed(feed, slice, 0, 3000));
+            } finally {
+                buf.release(); // the next round's buffer likely gets this memory back
+            }
+        }
+    }
+
+    @Test
+    void slicesOfOneDirectBufferNeedNoViewEach() {
+        assumeTrue(PlatformDependent.hasUnsafe(), "needs memory addresses");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // no leak-detection wrapper: this measures the feed, not the detector's access records
+        ByteBuf region = new UnpooledUnsafeDirectByteBuf(UnpooledByteBufAllocator.DEFAULT, 1 << 20, 1 << 20);
+        try {
+            region.writeBytes(random(new Random(1), 1 << 20));
+            int n = 2_000;
+            ByteBuf[] slices = new ByteBuf[n];
+            for (int i = 0; i < n; i++) {
+                slices[i] = region.slice((i * 509) % ((1 << 20) - 1500), 1500);
+            }
+            Crc32cFeed feed = new Crc32cFeed();
+            CRC32C crc = new CRC32C();
+            long expected = 0;
+            for (ByteBuf s : slices) { // reference values (and class loading) before measuring
+                expected += Crc32c.compute(s, 0, 1500);
+            }
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            long sum = 0;
+            for (ByteBuf s : slices) {
+                crc.reset();
+                feed.update(crc, s, 0, 1500);
+                sum += (int) crc.getValue();
+            }
+            long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            assertEquals(expected, sum);
+            // one view per rebase at most; a NIO view per slice would be 64 B or more each
+            assertTrue(allocated < 4 * n, allocated + " octets allocated for " + n + " slices");
+        } finally {
+            region.release();
+        }
+    }
+
+    private static byte[] random(Random rnd, int n) {
+        byte[] b = new byte[n];
+        rnd.nextBytes(b);
+        return b;
+    }
+}
