@@ -1,6 +1,7 @@
 package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 
@@ -32,6 +33,10 @@ final class Crc32cFeed {
         if (length == 0) {
             return;
         }
+        if (buf instanceof CompositeByteBuf) { // an FPDU that straddled reads (FpduCumulator): part by part
+            updateComposite(crc, (CompositeByteBuf) buf, index, length);
+            return;
+        }
         // a pooled buffer of its own (not a slice) caches its NIO view for as long as it holds its memory;
         // the adaptive allocator's buffers take a new one per buffer, and slices one per call: those go
         // through the view kept here (receive buffers that reuse the same memory then need none)
@@ -53,6 +58,17 @@ final class Crc32cFeed {
             view.position(at).limit(at + length);
         }
         crc.update(view);
+    }
+
+    private void updateComposite(CRC32C crc, CompositeByteBuf composite, int index, int length) {
+        for (int i = composite.toComponentIndex(index); length > 0; i++) {
+            ByteBuf part = composite.internalComponent(i); // a slice the composite caches
+            int local = index - composite.toByteIndex(i);
+            int n = Math.min(length, part.capacity() - local);
+            update(crc, part, local, n);
+            index += n;
+            length -= n;
+        }
     }
 
     private boolean covers(long address, int length) {

@@ -121,6 +121,44 @@ class Crc32cFeedTest {
         }
     }
 
+    @Test
+    void aCompositeOfReadsIsFedPartByPartWithoutViews() {
+        assumeTrue(PlatformDependent.hasUnsafe(), "needs memory addresses");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        byte[] data = random(new Random(2), 3 * 65536);
+        ByteBuf region = new UnpooledUnsafeDirectByteBuf(UnpooledByteBufAllocator.DEFAULT, data.length, data.length);
+        io.netty.buffer.CompositeByteBuf composite = UnpooledByteBufAllocator.DEFAULT.compositeBuffer(64);
+        try {
+            region.writeBytes(data);
+            // as FpduCumulator builds it: reads of the same memory, in uneven pieces
+            int at = 0;
+            for (int n : new int[] {7, 40000, 2048, 65536, 30001, 58016}) {
+                composite.addComponent(true, region.retainedSlice(at, n));
+                at += n;
+            }
+            Crc32cFeed feed = new Crc32cFeed();
+            CRC32C crc = new CRC32C();
+            int[][] ranges = {{0, at}, {5, 40010}, {40007, 2048}, {39999, 100000}, {at - 3, 3}};
+            for (int[] r : ranges) {
+                crc.reset();
+                feed.update(crc, composite, r[0], r[1]);
+                assertEquals(Crc32c.compute(Unpooled.wrappedBuffer(data), r[0], r[1]), (int) crc.getValue(),
+                        r[0] + "+" + r[1]);
+            }
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < 1000; i++) {
+                crc.reset();
+                feed.update(crc, composite, 5, at - 10);
+            }
+            long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            // nioBuffers() would build an array and six views (over 400 B) every time
+            assertTrue(allocated < 4 * 1000, allocated + " octets allocated for 1000 composites");
+        } finally {
+            composite.release();
+            region.release();
+        }
+    }
+
     private static byte[] random(Random rnd, int n) {
         byte[] b = new byte[n];
         rnd.nextBytes(b);
