@@ -2,7 +2,6 @@ package dev.iwarp.benchmarks.compare;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
-import io.netty.channel.WriteBufferWaterMark;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.tls.TlsCertificates;
 import dev.iwarp.bootstrap.tls.TlsSettings;
@@ -60,9 +59,9 @@ final class OursRun extends CompareRun {
 
     @Override
     void open() throws Exception {
-        WriteBufferWaterMark marks = RawRun.waterMark(c); // the raw program's, so both buffer alike
-        serverStack = IwarpStack.builder().transport(c.transport()).threads(1).writeBufferWaterMark(marks).build();
-        clientStack = IwarpStack.builder().transport(c.transport()).threads(1).writeBufferWaterMark(marks).build();
+        // the stack's default write-buffer water marks, as a user gets them
+        serverStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
+        clientStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
         int slots = c.op() == CompareCase.Op.PIPELINE ? 2 * c.depth() : RECV_SLOTS;
         int memory = c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ ? c.size() : c.size() * slots;
         serverMemory = PooledByteBufAllocator.DEFAULT.directBuffer(memory, memory).writeZero(memory);
