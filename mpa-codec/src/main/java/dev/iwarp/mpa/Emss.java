@@ -27,11 +27,9 @@ final class Emss {
         if (configured > 0) {
             return configured;
         }
-        if (EPOLL_PRESENT) {
-            int mss = EpollMss.of(channel);
-            if (mss > 0) {
-                return mss;
-            }
+        int mss = current(channel);
+        if (mss > 0) {
+            return mss;
         }
         int fromMtu = fromInterfaceMtu(channel.localAddress());
         return fromMtu > 0 ? fromMtu : MpaSettings.DEFAULT_EMSS;
