@@ -131,7 +131,13 @@ class ServeIsolationTest {
         Client b = connect(s);
         assertEquals(a.target(), b.target());
         write(a, b.target(), 0x0A);
+        // A Write's completion says it was sent, not placed; a Read behind it on the same stream is answered only
+        // after the Write was placed (RFC 5040 §5.5), so B's Read below cannot overtake A's Write.
+        MemoryRegion fence = a.pd().register(buffer(64, 0), Access.LOCAL_WRITE);
+        a.qp().postSend(SendRequest.rdmaRead(2, fence.all(), a.target().stag(), a.target().to()));
         assertTrue(take(a).isSuccess());
+        assertTrue(take(a).isSuccess());
+        assertEquals(0x0A, fence.memory().getByte(63), "A reads back its own Write");
         MemoryRegion sink = b.pd().register(buffer(64, 0), Access.LOCAL_WRITE);
         b.qp().postSend(SendRequest.rdmaRead(2, sink.all(), b.target().stag(), b.target().to()));
         assertTrue(take(b).isSuccess());
