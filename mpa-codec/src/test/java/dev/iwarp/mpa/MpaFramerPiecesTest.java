@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,6 +15,7 @@ import java.util.Random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A ULPDU handed over as a composite (DDP's header + payload) is written piece by piece; the FPDU
@@ -75,7 +77,8 @@ class MpaFramerPiecesTest {
         EmbeddedChannel reference = new EmbeddedChannel(new MpaFramer(crc, markers, false, 0xFFFF, 64768, held));
         MpaFramer framer = new MpaFramer(crc, markers, false, 0xFFFF, 64768, held);
         EmbeddedChannel tx = new EmbeddedChannel(framer);
-        int[][] shapes = {{14, 0}, {18, 1}, {14, 64754}, {18, 3}, {14, 1000}, {18, 64750}, {14, 2}, {62, 5}, {63, 9}};
+        int[][] shapes = {{14, 0}, {18, 1}, {14, 64754}, {18, 3}, {14, 1000}, {18, 64750}, {14, 2}, {62, 5}, {63, 9},
+                {14, MpaFramer.SMALL_PAYLOAD}, {18, MpaFramer.SMALL_PAYLOAD + 1}, {28, MpaFramer.SMALL_PAYLOAD - 1}};
         for (int[] shape : shapes) {
             byte[] header = new byte[shape[0]];
             byte[] payload = new byte[shape[1]];
@@ -108,6 +111,40 @@ class MpaFramerPiecesTest {
         }
         assertArrayEquals(MpaTestUtil.drainOutbound(reference), MpaTestUtil.drainOutbound(tx));
         assertFalse(reference.finish());
+        assertFalse(tx.finish());
+    }
+    /**
+     * A payload of at most {@link MpaFramer#SMALL_PAYLOAD} octets leaves as one buffer (header, payload, pad
+     * and CRC), the payload released once copied; a larger one leaves as header, payload and trailer, the
+     * payload's memory itself handed on (issue 13). The octets are checked above.
+     */
+    @ParameterizedTest
+    @CsvSource({"true, 0, 1", "true, 64, 1", "false, 1024, 1", "true, 1024, 1", "true, 1025, 3", "false, 4096, 3"})
+    void smallPayloadsLeaveAsOneBuffer(boolean crc, int payloadLength, int buffers) {
+        MpaFramer framer = new MpaFramer(crc, false, false, 0xFFFF, 64768, false);
+        EmbeddedChannel tx = new EmbeddedChannel(framer);
+        ByteBuf header = Unpooled.wrappedBuffer(new byte[18]);
+        ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(payloadLength).writeZero(payloadLength);
+        long payloadAddress = payload.memoryAddress() + payload.readerIndex();
+        ChannelPromise promise = tx.newPromise();
+        framer.writeUlpdu(header, payload, promise);
+        tx.flush();
+        assertTrue(promise.isSuccess());
+        int count = 0;
+        int octets = 0;
+        ByteBuf out;
+        while ((out = tx.readOutbound()) != null) {
+            count++;
+            octets += out.readableBytes();
+            if (payloadLength > MpaFramer.SMALL_PAYLOAD && count == 2) {
+                assertEquals(payloadAddress, out.memoryAddress() + out.readerIndex(), "a large payload is not copied");
+            }
+            out.release();
+        }
+        assertEquals(buffers, count);
+        assertEquals(MpaFramer.LENGTH_FIELD + 18 + payloadLength + ((-(2 + 18 + payloadLength)) & 3)
+                + MpaFramer.CRC_LENGTH, octets);
+        assertEquals(0, payload.refCnt(), "the payload is released either way");
         assertFalse(tx.finish());
     }
 }
