@@ -214,6 +214,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     public void channelReadComplete(ChannelHandlerContext ctx) {
         stream.inReadBatch = false;
         ctx.flush(); // responses and requests written while reading
+        stream.requester.readBatchFlushed();
         ctx.fireChannelReadComplete();
     }
 

@@ -42,6 +42,8 @@ final class Requester {
     private MsnWindow atomicResponses;
     private int ord;
     private int nextAtomicId;
+    /** Read and Atomic Requests written inside the current read batch and not flushed yet. */
+    private int requestsHeld;
 
     Requester(StreamState stream) {
         this.stream = stream;
@@ -155,6 +157,7 @@ final class Requester {
                 outstanding.add(Outstanding.read(pending, sge.region().stag(), sge.to(), sge.length()));
                 stream.tx.enqueue(wire.readRequest(new ReadRequestHeader(sge.region().stag(), sge.to(), sge.length(),
                         wr.remoteStag(), wr.remoteTo()), stream.ctx.alloc()), null);
+                requestHeld();
                 break;
             case IMMEDIATE_DATA:
                 stream.tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
@@ -169,10 +172,36 @@ final class Requester {
                 outstanding.add(Outstanding.atomic(pending, id));
                 stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
+                requestHeld();
                 break;
             }
             default:
                 throw new IllegalStateException(wr.kind().name());
+        }
+    }
+
+    private void requestHeld() {
+        if (stream.inReadBatch) {
+            requestsHeld++;
+        }
+    }
+
+    /** The read batch ended and {@code channelReadComplete} flushed what it wrote. */
+    void readBatchFlushed() {
+        requestsHeld = 0;
+    }
+
+    /**
+     * Requests posted while a batch of responses is read would wait for the batch's end, and a batch can
+     * hold all ORD responses: the responder, every request answered, then sits idle until the requester
+     * is done, and the two ends take turns instead of overlapping (issue 13). So the held requests go out
+     * as soon as no more than half of ORD remain on the wire (RFC 5040 §5.2: ORD bounds what is outstanding,
+     * not when it is sent).
+     */
+    private void flushHeldRequestsBeforeResponderRunsDry() {
+        if (requestsHeld > 0 && outstanding.size() - requestsHeld <= ord / 2) {
+            requestsHeld = 0;
+            stream.ctx.flush();
         }
     }
 
@@ -250,6 +279,7 @@ final class Requester {
                 complete(o.pending, Completion.success(o.pending.wr.wrId(), WcOpcode.RDMA_READ, o.size));
             }
             pump(false);
+            flushHeldRequestsBeforeResponderRunsDry();
         }
     }
 
@@ -276,6 +306,7 @@ final class Requester {
         complete(o.pending, new Completion(wr.wrId(), WcStatus.SUCCESS, opcodeOf(wr), 8, false, 0, h.originalValue(),
                 false, null));
         pump(false);
+        flushHeldRequestsBeforeResponderRunsDry();
     }
 
     /** Completes every outstanding, started and queued request in error (RFC 5041 §6). */
