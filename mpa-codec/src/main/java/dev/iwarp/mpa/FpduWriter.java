@@ -21,10 +21,10 @@ import static dev.iwarp.mpa.MpaFramer.MARKER_LENGTH;
 
 /**
  * The outbound half of {@link MpaFramer}: frames each ULPDU into one FPDU (RFC 5044 §4-§6) as a
- * small header buffer, the ULPDU itself (or retained slices of it, cut at marker positions) and a
- * small trailer with pad, any marker and the CRC, so no payload octet is copied and nothing is
- * allocated per FPDU but those two small buffers. Tracks this direction's stream position for the
- * markers and the MULPDU DDP should use. Holding FPDUs (RFC 5044 §7.1.2 rule 4) is the framer's.
+ * small header buffer, the ULPDU itself (or retained slices of it, cut at marker positions, each
+ * marker a small buffer of its own) and a small trailer with pad, any marker and the CRC: no payload
+ * octet is copied. Tracks this direction's stream position for the markers and the MULPDU DDP should
+ * use. Holding FPDUs (RFC 5044 §7.1.2 rule 4) is the framer's.
  *
  * <p>Not thread-safe: confined to the framer's event loop.
  */
