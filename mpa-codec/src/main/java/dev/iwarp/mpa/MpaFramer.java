@@ -8,15 +8,10 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
-import io.netty.handler.codec.EncoderException;
 import io.netty.util.ReferenceCountUtil;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * MPA full operation (RFC 5044 §4-§6): ULPDU ({@link ByteBuf}) to FPDU and back.
@@ -43,10 +38,12 @@ import java.util.zip.CRC32C;
  *
  * <p>Markers occupy every 512th stream position counted from each direction's first octet after its
  * startup frame (RFC 5044 §4.3); the framer is created at exactly that point of both directions.
+ *
+ * <p>The framer owns the handler's state (rule 4's hold, closing) and leaves the FPDU work to its
+ * two halves, as Netty's HTTP/2 codec leaves it to its frame reader and writer: {@link FpduReader}
+ * inbound, {@link FpduWriter} outbound. Both log as this class.
  */
 public class MpaFramer extends MpaDuplexDecoder {
-    private static final Logger LOG = LoggerFactory.getLogger(MpaFramer.class);
-
     /** Marker interval (RFC 5044 §4.3). */
     public static final int MARKER_INTERVAL = 512;
     /** Octets of a marker. */
@@ -55,50 +52,17 @@ public class MpaFramer extends MpaDuplexDecoder {
     public static final int LENGTH_FIELD = 2;
     /** Octets of the CRC field. */
     public static final int CRC_LENGTH = 4;
-    /** Payloads up to this many octets are copied into their FPDU's one buffer (see writeSmallFpdu). */
+    /** Payloads up to this many octets are copied into their FPDU's one buffer (FpduWriter.writeSmallFpdu). */
     static final int SMALL_PAYLOAD = 1024;
 
-    private enum State {
-        /** Waiting for the (optional leading marker and) ULPDU_Length of the next FPDU. */
-        READ_HEADER,
-        /** ULPDU_Length known; waiting for the whole FPDU. */
-        READ_FPDU,
-        /** An error was reported; nothing more is delivered on this half connection (RFC 5044 §8). */
-        FAILED
-    }
+    /** Calls of {@link #mulpdu()} between two readings of the connection's EMSS. */
+    static final int EMSS_CHECK_INTERVAL = 64;
 
     private final boolean crc;
     private final boolean markersTx;
     private final boolean markersRx;
-    private final int maxUlpduLength;
-    private int mulpdu;
-    /** Whether {@link #mulpdu()} follows the connection's EMSS (none was configured). */
-    private boolean followEmss;
-    private int callsUntilEmssCheck;
-    private final CRC32C rxCrc = new CRC32C();
-    private final CRC32C txCrc = new CRC32C();
-    /** CRC input over direct memory through one reused NIO view per direction (no view per FPDU). */
-    private final Crc32cFeed rxFeed = new Crc32cFeed();
-    private final Crc32cFeed txFeed = new Crc32cFeed();
-    /** The framer's own octets (length, markers, pad) are CRC'd from here: no buffer views per FPDU. */
-    private final byte[] scratch = new byte[MARKER_LENGTH + MARKER_LENGTH + CRC_LENGTH];
-    /** CRC input for small pieces of a composite ULPDU (a DDP header is 14 or 18 octets). */
-    private final byte[] pieceScratch = new byte[64];
-    /**
-     * An FPDU of a small payload (writeSmallFpdu): ULPDU_Length, a header that fits pieceScratch, payload, pad.
-     * Taken at the first such FPDU: an idle connection does not pay for it.
-     */
-    private byte[] smallScratch;
-
-    private State state = State.READ_HEADER;
-    /** Octets received since this direction's SeqStart (mod 2^32; only mod 512 matters). */
-    private int rxPos;
-    /** Octets sent since this direction's SeqStart. */
-    private int txPos;
-    private int fpduLead;
-    private int fpduUlpduLength;
-    private int fpduWireLength;
-    private long fpdusReceived;
+    private final FpduReader reader;
+    private final FpduWriter writer;
 
     private boolean txHeld;
     private boolean flushWhileHeld;
@@ -131,14 +95,11 @@ public class MpaFramer extends MpaDuplexDecoder {
         this.crc = crc;
         this.markersTx = markersTx;
         this.markersRx = markersRx;
-        this.maxUlpduLength = maxUlpduLength;
-        this.mulpdu = mulpdu;
+        this.reader = new FpduReader(crc, markersRx, maxUlpduLength);
+        this.writer = new FpduWriter(crc, markersTx, mulpdu);
         this.txHeld = holdTx;
         setCumulator(FpduCumulator.INSTANCE);
     }
-
-    /** Calls of {@link #mulpdu()} between two readings of the connection's EMSS. */
-    static final int EMSS_CHECK_INTERVAL = 64;
 
     /**
      * MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). After {@link #followEmss}
@@ -147,19 +108,12 @@ public class MpaFramer extends MpaDuplexDecoder {
      * window (32768 on loopback, so a 64 KiB Write took three FPDUs) and raises it as the window grows.
      */
     public int mulpdu() {
-        if (followEmss && --callsUntilEmssCheck < 0) {
-            callsUntilEmssCheck = EMSS_CHECK_INTERVAL;
-            int emss = ctx == null ? -1 : Emss.current(ctx.channel());
-            if (emss > 0) {
-                mulpdu = mulpdu(emss, markersTx);
-            }
-        }
-        return mulpdu;
+        return writer.mulpdu(ctx);
     }
 
     /** From now on {@link #mulpdu()} follows the EMSS (RFC 5044 §4.5: MULPDU derives from the current EMSS). */
     void followEmss() {
-        followEmss = true;
+        writer.followEmss();
     }
 
     /** Whether FPDUs carry a CRC32C in both directions (negotiated: either side asked, RFC 5044 §7.1.2). */
@@ -260,126 +214,17 @@ public class MpaFramer extends MpaDuplexDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
-        for (;;) {
-            switch (state) {
-                case READ_HEADER: {
-                    int lead = markersRx && (rxPos & (MARKER_INTERVAL - 1)) == 0 ? MARKER_LENGTH : 0;
-                    if (in.readableBytes() < lead + LENGTH_FIELD) {
-                        return;
-                    }
-                    int length = in.getUnsignedShort(in.readerIndex() + lead);
-                    if (length > maxUlpduLength) {
-                        throw fail(ctx, in, MpaErrorCode.LOCAL_CATASTROPHIC, "ULPDU_Length " + length
-                                + " exceeds the configured maximum of " + maxUlpduLength + " octets");
-                    }
-                    fpduLead = lead;
-                    fpduUlpduLength = length;
-                    fpduWireLength = wireLength(rxPos, length, markersRx);
-                    state = State.READ_FPDU;
-                    break;
-                }
-                case READ_FPDU: {
-                    if (in.readableBytes() < fpduWireLength) {
-                        return;
-                    }
-                    ByteBuf ulpdu = readFpdu(ctx, in);
-                    out.add(ulpdu);
-                    state = State.READ_HEADER;
-                    if (txHeld) {
-                        releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
-                    }
-                    // one ULPDU per call: it is passed on before the next is sliced, which keeps the
-                    // number of live slices (and the recycler's overflow) low
-                    return;
-                }
-                case FAILED:
-                    in.skipBytes(in.readableBytes());
-                    return;
-                default:
-                    throw new IllegalStateException(state.name());
-            }
+        if (reader.decode(ctx, in, out) && txHeld) {
+            releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
         }
-    }
-
-    private ByteBuf readFpdu(ChannelHandlerContext ctx, ByteBuf in) {
-        int start = in.readerIndex();
-        int crcIndex = start + fpduWireLength - CRC_LENGTH;
-        if (crc) {
-            rxCrc.reset();
-            rxFeed.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
-            int computed = (int) rxCrc.getValue();
-            int received = in.getIntLE(crcIndex);
-            if (computed != received) {
-                // RFC 5044 §8 code 2
-                throw fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
-                        "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
-                        fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength,
-                        received, computed));
-            }
-        }
-        if (markersRx) {
-            for (int p = (-rxPos) & (MARKER_INTERVAL - 1); p < fpduWireLength - CRC_LENGTH; p += MARKER_INTERVAL) {
-                // FPDUPTR's two low bits are treated as zero (RFC 5044 §4.3)
-                int fpduPtr = in.getUnsignedShort(start + p + 2) & 0xFFFC;
-                if (fpduPtr != p) {
-                    // RFC 5044 §8 code 3
-                    throw fail(ctx, in, MpaErrorCode.MARKER_MISMATCH, String.format(
-                            "marker at stream offset %d has FPDUPTR %d but the FPDU (ULPDU_Length %d) starts %d octets before it",
-                            Integer.toUnsignedLong(rxPos + p), fpduPtr, fpduUlpduLength, p));
-                }
-            }
-        }
-        ByteBuf ulpdu = extractUlpdu(ctx.alloc(), in, start);
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
-                    Integer.toUnsignedLong(rxPos), fpduUlpduLength, fpduWireLength);
-        }
-        in.skipBytes(fpduWireLength);
-        rxPos += fpduWireLength;
-        fpdusReceived++;
-        return ulpdu;
-    }
-
-    private ByteBuf extractUlpdu(ByteBufAllocator alloc, ByteBuf in, int start) {
-        int off = fpduLead + LENGTH_FIELD;
-        int remaining = fpduUlpduLength;
-        if (!markersRx || nextMarker(off) >= off + remaining) {
-            return in.retainedSlice(start + off, remaining);
-        }
-        CompositeByteBuf composite = alloc.compositeBuffer(remaining / (MARKER_INTERVAL - MARKER_LENGTH) + 2);
-        while (remaining > 0) {
-            int n = Math.min(remaining, nextMarker(off) - off);
-            composite.addComponent(true, in.retainedSlice(start + off, n));
-            off += n + MARKER_LENGTH;
-            remaining -= n;
-        }
-        return composite;
-    }
-
-    /** Offset (relative to the current FPDU start) of the first marker position at or after {@code off}. */
-    private int nextMarker(int off) {
-        return off + ((-(rxPos + off)) & (MARKER_INTERVAL - 1));
-    }
-
-    private MpaException fail(ChannelHandlerContext ctx, ByteBuf in, MpaErrorCode code, String what) {
-        state = State.FAILED;
-        in.skipBytes(in.readableBytes());
-        MpaException e = new MpaException(code, what);
-        LOG.warn("{} peer {}: {}; no further FPDUs are delivered on this half connection",
-                ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
-        return e;
     }
 
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        if (state != State.FAILED) {
+        if (!reader.failed()) {
             decode(ctx, in, out);
         }
-        if (in.isReadable() && state != State.FAILED) {
-            LOG.debug("{} closed with {} octets of an incomplete FPDU (MPA error 1)", ctx.channel(),
-                    in.readableBytes());
-            in.skipBytes(in.readableBytes());
-        }
+        reader.discardIncomplete(ctx, in);
     }
 
     @Override
@@ -413,102 +258,7 @@ public class MpaFramer extends MpaDuplexDecoder {
             held.add(ulpdu, promise);
             return;
         }
-        writeFpdu(ctx, ulpdu, promise);
-    }
-
-    private void writeFpdu(ChannelHandlerContext ctx, ByteBuf ulpdu, ChannelPromise promise) {
-        int length = ulpdu.readableBytes();
-        if (length > MpaSettings.MAX_SEND_ULPDU) {
-            ulpdu.release();
-            // RFC 5044 §3: DDP MUST NOT hand MPA a ULPDU longer than 64768 octets
-            promise.setFailure(new EncoderException("ULPDU of " + length + " octets exceeds "
-                    + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)"));
-            return;
-        }
-        if (!ctx.channel().isActive()) {
-            ulpdu.release();
-            promise.setFailure(new ClosedChannelException());
-            return;
-        }
-        ByteBufAllocator alloc = ctx.alloc();
-        int fpduStart = txPos;
-        if (crc) {
-            txCrc.reset();
-        }
-        int n0 = 0;
-        if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
-            // RFC 5044 §7.1.2 rule 7 / §4.3: FPDUPTR 0, the marker opens this FPDU
-            n0 = putMarker(0, 0);
-            txPos += MARKER_LENGTH;
-        }
-        scratch[n0++] = (byte) (length >>> 8);
-        scratch[n0++] = (byte) length;
-        txPos += LENGTH_FIELD;
-        if (crc) {
-            txCrc.update(scratch, 0, n0);
-        }
-        ctx.write(alloc.buffer(n0).writeBytes(scratch, 0, n0), ctx.voidPromise());
-
-        int index = ulpdu.readerIndex();
-        int remaining = length;
-        boolean ulpduWritten = false;
-        if (!markersTx && ulpdu instanceof CompositeByteBuf && length > 0) {
-            writePieces(ctx, (CompositeByteBuf) ulpdu);
-            txPos += length;
-            remaining = 0;
-            ulpduWritten = true;
-        }
-        // with markers the payload is CRC'd in up to 127 pieces: take one NIO view for all of them
-        // (direct memory with an address goes through txFeed's reused view instead)
-        ByteBuffer view = crc && markersTx && length > MARKER_INTERVAL && !ulpdu.hasArray()
-                && !ulpdu.hasMemoryAddress() && ulpdu.nioBufferCount() == 1 ? ulpdu.nioBuffer(index, length) : null;
-        while (remaining > 0) {
-            if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
-                writeMarker(ctx, alloc, txPos - fpduStart);
-            }
-            int n = markersTx ? Math.min(remaining, MARKER_INTERVAL - (txPos & (MARKER_INTERVAL - 1))) : remaining;
-            if (view != null) {
-                int at = index - ulpdu.readerIndex();
-                view.limit(at + n).position(at);
-                txCrc.update(view);
-            } else if (crc) {
-                txFeed.update(txCrc, ulpdu, index, n);
-            }
-            if (n == length) {
-                ctx.write(ulpdu, ctx.voidPromise()); // whole ULPDU, no marker inside: hand it on as is
-                ulpduWritten = true;
-            } else {
-                ctx.write(ulpdu.retainedSlice(index, n), ctx.voidPromise());
-            }
-            index += n;
-            remaining -= n;
-            txPos += n;
-        }
-        if (!ulpduWritten) {
-            ulpdu.release();
-        }
-
-        int pad = (-(LENGTH_FIELD + length)) & 3;
-        for (int i = 0; i < pad; i++) {
-            scratch[i] = 0;
-        }
-        int n1 = pad;
-        txPos += pad;
-        if (markersTx && (txPos & (MARKER_INTERVAL - 1)) == 0) {
-            n1 = putMarker(n1, txPos - fpduStart); // marker right after the PAD: part of this FPDU
-            txPos += MARKER_LENGTH;
-        }
-        if (crc) {
-            txCrc.update(scratch, 0, n1);
-        }
-        ByteBuf tail = alloc.buffer(n1 + CRC_LENGTH).writeBytes(scratch, 0, n1);
-        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
-        txPos += CRC_LENGTH;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
-        }
-        ctx.write(tail, promise);
+        writer.writeFpdu(ctx, ulpdu, promise);
     }
 
     /**
@@ -523,7 +273,7 @@ public class MpaFramer extends MpaDuplexDecoder {
     public void writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
         ChannelHandlerContext ctx = this.ctx;
         int headerLength = header.readableBytes();
-        if (markersTx || txHeld || headerLength > pieceScratch.length - LENGTH_FIELD) {
+        if (txHeld || writer.mustJoin(headerLength)) {
             ByteBufAllocator alloc = ctx.alloc();
             CompositeByteBuf ulpdu = alloc.compositeBuffer(2);
             ulpdu.addComponents(true, alloc.buffer(headerLength).writeBytes(header, header.readerIndex(),
@@ -531,141 +281,7 @@ public class MpaFramer extends MpaDuplexDecoder {
             write(ctx, ulpdu, promise);
             return;
         }
-        int length = headerLength + payload.readableBytes();
-        if (length > MpaSettings.MAX_SEND_ULPDU || !ctx.channel().isActive()) {
-            payload.release();
-            promise.setFailure(length > MpaSettings.MAX_SEND_ULPDU ? new EncoderException("ULPDU of " + length
-                    + " octets exceeds " + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)") : new ClosedChannelException());
-            return;
-        }
-        if (payload.readableBytes() <= SMALL_PAYLOAD) {
-            writeSmallFpdu(ctx, header, payload, promise);
-            return;
-        }
-        int fpduStart = txPos;
-        int n0 = LENGTH_FIELD + headerLength;
-        pieceScratch[0] = (byte) (length >>> 8);
-        pieceScratch[1] = (byte) length;
-        header.getBytes(header.readerIndex(), pieceScratch, LENGTH_FIELD, headerLength);
-        if (crc) {
-            txCrc.reset();
-            txCrc.update(pieceScratch, 0, n0);
-        }
-        ctx.write(ctx.alloc().buffer(n0).writeBytes(pieceScratch, 0, n0), ctx.voidPromise());
-        int n = payload.readableBytes();
-        if (n > 0) {
-            if (crc) {
-                txFeed.update(txCrc, payload, payload.readerIndex(), n);
-            }
-            ctx.write(payload, ctx.voidPromise());
-        } else {
-            payload.release();
-        }
-        int pad = (-(LENGTH_FIELD + length)) & 3;
-        for (int i = 0; i < pad; i++) {
-            scratch[i] = 0;
-        }
-        if (crc && pad > 0) {
-            txCrc.update(scratch, 0, pad);
-        }
-        ByteBuf tail = ctx.alloc().buffer(pad + CRC_LENGTH).writeBytes(scratch, 0, pad);
-        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
-        txPos += n0 + n + pad + CRC_LENGTH;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
-        }
-        ctx.write(tail, promise);
-    }
-
-    /**
-     * An FPDU with a payload of at most {@link #SMALL_PAYLOAD} octets goes out as one buffer: the payload
-     * is copied behind its header. Three outbound entries (header, payload, pad and CRC) cost the sender
-     * more than copying a small payload does (issue 13: at 1 KiB, removing entries from the outbound
-     * buffer was the largest item of the sending loop's profile). Releases {@code payload}.
-     */
-    private void writeSmallFpdu(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, ChannelPromise promise) {
-        int headerLength = header.readableBytes();
-        int n = payload.readableBytes();
-        int length = headerLength + n;
-        int pad = (-(LENGTH_FIELD + length)) & 3;
-        int wire = LENGTH_FIELD + length + pad + CRC_LENGTH;
-        // built in an array: copies from direct buffers and the CRC then need no NIO view
-        byte[] b = smallScratch;
-        if (b == null) {
-            b = smallScratch = new byte[pieceScratch.length + SMALL_PAYLOAD + 3];
-        }
-        b[0] = (byte) (length >>> 8);
-        b[1] = (byte) length;
-        header.getBytes(header.readerIndex(), b, LENGTH_FIELD, headerLength);
-        payload.getBytes(payload.readerIndex(), b, LENGTH_FIELD + headerLength, n);
-        payload.release();
-        int end = LENGTH_FIELD + length;
-        for (int i = 0; i < pad; i++) {
-            b[end++] = 0;
-        }
-        int crcValue = 0;
-        if (crc) {
-            txCrc.reset();
-            txCrc.update(b, 0, end);
-            crcValue = (int) txCrc.getValue();
-        }
-        ByteBuf fpdu = ctx.alloc().buffer(wire).writeBytes(b, 0, end);
-        fpdu.writeIntLE(crcValue); // crc.md §1.2: little-endian; 0 when unused
-        int fpduStart = txPos;
-        txPos += wire;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, wire);
-        }
-        ctx.write(fpdu, promise);
-    }
-
-    /**
-     * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
-     * writev then takes each piece's memory directly, where a composite needs NIO views built for
-     * every write (issue 13). Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
-     */
-    private void writePieces(ChannelHandlerContext ctx, CompositeByteBuf ulpdu) {
-        int at = ulpdu.readerIndex();
-        int end = ulpdu.writerIndex();
-        for (int i = ulpdu.toComponentIndex(at); at < end; i++) {
-            ByteBuf piece = ulpdu.internalComponent(i);
-            int skip = at - ulpdu.toByteIndex(i);
-            int from = piece.readerIndex() + skip;
-            int n = Math.min(piece.readableBytes() - skip, end - at);
-            if (n == 0) {
-                continue;
-            }
-            if (crc && n <= pieceScratch.length) {
-                piece.getBytes(from, pieceScratch, 0, n);
-                txCrc.update(pieceScratch, 0, n);
-            } else if (crc) {
-                txFeed.update(txCrc, piece, from, n);
-            }
-            ctx.write(skip == 0 && n == piece.readableBytes() ? piece.retain() : piece.retainedSlice(from, n),
-                    ctx.voidPromise());
-            at += n;
-        }
-        ulpdu.release();
-    }
-
-    private void writeMarker(ChannelHandlerContext ctx, ByteBufAllocator alloc, int fpduPtr) {
-        int n = putMarker(0, fpduPtr);
-        if (crc) {
-            txCrc.update(scratch, 0, n);
-        }
-        ctx.write(alloc.buffer(MARKER_LENGTH).writeBytes(scratch, 0, n), ctx.voidPromise());
-        txPos += MARKER_LENGTH;
-    }
-
-    /** Writes a marker (RFC 5044 §4.2: 16 reserved zero bits, FPDUPTR) into the scratch at {@code at}. */
-    private int putMarker(int at, int fpduPtr) {
-        scratch[at] = 0;
-        scratch[at + 1] = 0;
-        scratch[at + 2] = (byte) (fpduPtr >>> 8);
-        scratch[at + 3] = (byte) fpduPtr;
-        return at + MARKER_LENGTH;
+        writer.writeUlpdu(ctx, header, payload, promise);
     }
 
     @Override
@@ -685,7 +301,7 @@ public class MpaFramer extends MpaDuplexDecoder {
             Object ulpdu;
             while ((ulpdu = q.current()) != null) {
                 ReferenceCountUtil.retain(ulpdu); // remove() releases the queue's reference
-                writeFpdu(ctx, (ByteBuf) ulpdu, q.remove());
+                writer.writeFpdu(ctx, (ByteBuf) ulpdu, q.remove());
             }
         }
         if (flushWhileHeld) {

@@ -1,9 +1,7 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IftFraming;
-import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.ddp.llp.LlpParameters;
@@ -25,16 +23,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
-
 /**
  * The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec, over
  * MPA or IFT (an {@link IftFraming}; serve's setup data then travels as its first Send, see {@link IftSetup}).
+ * The listening side is {@link IwarpServerWire}, the connecting side {@link IwarpClientWire}; both hand out a
+ * {@link Connection}.
  */
 public final class IwarpWire {
     private IwarpWire() {
@@ -57,37 +50,37 @@ public final class IwarpWire {
 
     /** {@code serve}'s listening side on {@code stack}; {@code ownsStack}: {@link ServerWire#close} closes it. */
     public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
-        return new Server(stack, MpaFraming.of(mpa), ownsStack, null);
+        return new IwarpServerWire(stack, MpaFraming.of(mpa), ownsStack, null);
     }
 
     /** {@code serve}'s listening side with {@code framing} (MPA or IFT) as Responder. */
     public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack) {
-        return new Server(stack, framing, ownsStack, null);
+        return new IwarpServerWire(stack, framing, ownsStack, null);
     }
 
     /** As above, MPA inside TLS with {@code tls} (plain TCP when null). */
     public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack, TlsSettings tls) {
-        return new Server(stack, MpaFraming.of(mpa), ownsStack, tls);
+        return new IwarpServerWire(stack, MpaFraming.of(mpa), ownsStack, tls);
     }
 
     /** As above, {@code framing} (MPA or IFT) inside TLS with {@code tls} (plain TCP when null). */
     public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
-        return new Server(stack, framing, ownsStack, tls);
+        return new IwarpServerWire(stack, framing, ownsStack, tls);
     }
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
     public static ClientWire client(IwarpStack stack) {
-        return new Client(stack, null, null);
+        return new IwarpClientWire(stack, null, null);
     }
 
     /** The client side inside TLS with {@code tls} (plain TCP when null); {@code mpa} null: as {@link #client(IwarpStack)}. */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa, TlsSettings tls) {
-        return new Client(stack, mpa == null ? null : MpaFraming.of(mpa), tls);
+        return new IwarpClientWire(stack, mpa == null ? null : MpaFraming.of(mpa), tls);
     }
 
     /** The client side with exactly these MPA settings (the read depth and CRC arguments are then ignored). */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa) {
-        return new Client(stack, MpaFraming.of(mpa), null);
+        return new IwarpClientWire(stack, MpaFraming.of(mpa), null);
     }
 
     /**
@@ -96,7 +89,7 @@ public final class IwarpWire {
      * negotiates neither).
      */
     public static ClientWire client(IwarpStack stack, IftFraming ift) {
-        return new Client(stack, ift, null);
+        return new IwarpClientWire(stack, ift, null);
     }
 
     /** The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}. */
@@ -186,10 +179,10 @@ public final class IwarpWire {
     public static final class Connection implements WireConnection {
         private final CompletionQueue sendCq = new CompletionQueue();
         private final CompletionQueue recvCq = new CompletionQueue();
-        private volatile QueuePair qp;
+        volatile QueuePair qp;
         /** IFT: serve's setup message on this connection, whose completions the listener never sees. */
-        private volatile IftSetup setup;
-        private volatile byte[] setupData;
+        volatile IftSetup setup;
+        volatile byte[] setupData;
 
         Connection(WireCompletionListener listener) {
             sendCq.setListener(c -> deliver(listener, c, false));
@@ -311,104 +304,6 @@ public final class IwarpWire {
         }
     }
 
-    private static final class Server implements ServerWire {
-        private final IwarpStack stack;
-        private final Framing framing;
-        private final boolean ownsStack;
-        private final TlsSettings tls;
-
-        Server(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
-            this.stack = stack;
-            this.framing = framing;
-            this.ownsStack = ownsStack;
-            this.tls = tls;
-        }
-
-        @Override
-        public String name() {
-            return framing instanceof IftFraming ? "ift" : "iwarp";
-        }
-
-        @Override
-        public WireDomain allocDomain() {
-            return domain(stack.allocPd());
-        }
-
-        @Override
-        public String messageHandlerName(Channel ch) {
-            return dev.iwarp.bootstrap.IwarpPipeline.LLP; // it hands each ULPDU to DDP
-        }
-
-        @Override
-        public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
-                               Consumer<WireConnectRequest> requests) throws Exception {
-            boolean ift = framing instanceof IftFraming;
-            Channel ch = stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift)));
-            return new Listener() {
-                @Override
-                public InetSocketAddress localAddress() {
-                    return (InetSocketAddress) ch.localAddress();
-                }
-
-                @Override
-                public void close() {
-                    ch.close().syncUninterruptibly();
-                }
-            };
-        }
-
-        @Override
-        public String describe() {
-            String transport = stack.transport().name().toLowerCase() + " transport), ";
-            if (framing instanceof IftFraming ift) {
-                return transport + IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
-            }
-            MpaSettings mpa = ((MpaFraming) framing).settings();
-            return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
-                    + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
-        }
-
-        @Override
-        public void close() {
-            if (ownsStack) {
-                stack.close();
-            }
-        }
-    }
-
-    private static final class Request implements WireConnectRequest {
-        private final IwarpConnectionRequest request;
-        private final boolean ift;
-
-        Request(IwarpConnectionRequest request, boolean ift) {
-            this.request = request;
-            this.ift = ift;
-        }
-
-        @Override
-        public Channel channel() {
-            return request.channel();
-        }
-
-        @Override
-        public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
-            Connection c = new Connection(listener);
-            ProtectionDomain pd = pdOf(domain);
-            QueuePair qp = request.accept(pd, c.sendCq, c.recvCq, setupData);
-            if (ift) { // IFT carries no private data: the setup data is our first Send
-                IftSetup s = IftSetup.send(pd, qp, setupData);
-                c.setup = s;
-                s.post(qp);
-            }
-            return c.attach(qp);
-        }
-
-        @Override
-        public void reject() {
-            request.reject(new byte[0]);
-        }
-    }
-
     static ProtectionDomain pdOf(WireDomain domain) {
         if (domain instanceof Domain d) {
             return d.pd;
@@ -425,73 +320,6 @@ public final class IwarpWire {
         @Override
         public WireRegion registerOnDemand(int length, io.netty.buffer.ByteBufAllocator alloc, WireAccess... access) {
             return new Region(pd.registerOnDemand(length, alloc, map(access)));
-        }
-    }
-
-    private static final class Client implements ClientWire {
-        private final IwarpStack stack;
-        private final Framing fixed;
-        private final TlsSettings tls;
-
-        Client(IwarpStack stack, Framing fixed, TlsSettings tls) {
-            this.stack = stack;
-            this.fixed = fixed;
-            this.tls = tls;
-        }
-
-        @Override
-        public String name() {
-            return fixed instanceof IftFraming ? "ift" : "iwarp";
-        }
-
-        @Override
-        public WireDomain allocDomain() {
-            return domain(stack.allocPd());
-        }
-
-        @Override
-        public WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
-                                      WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
-                                      long timeoutMs) throws IOException {
-            Framing framing = fixed instanceof IftFraming ift
-                    ? ift.irdOrd(1, Math.max(1, Math.min(readDepth, IftFraming.DEFAULT_DEPTH)))
-                    : fixed != null ? fixed
-                    : MpaFraming.of(MpaSettings.builder().revision(2).crc(crc).ird(1)
-                    .ord(Math.max(1, Math.min(readDepth, 128))).build());
-            Connection c = new Connection(listener);
-            ProtectionDomain pd = pdOf(domain);
-            ConnectOptions opts = ConnectOptions.of(pd).framing(framing).completionQueues(c.sendCq, c.recvCq)
-                    .beforeStartup(qp -> {
-                        if (framing instanceof IftFraming) {
-                            c.setup = IftSetup.receive(pd, qp); // ahead of the ULP's receives
-                        }
-                        beforeStartup.accept(c.attach(qp));
-                    }).tls(tls);
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-            try {
-                c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
-                if (c.setup != null) { // IFT: serve's setup message, within what is left of the timeout
-                    c.setupData = c.setup.await(c.qp, server, deadline);
-                }
-                return c;
-            } catch (ExecutionException e) {
-                throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
-            } catch (TimeoutException e) {
-                throw new IOException("cannot connect to " + server + ": no " + (framing instanceof IftFraming
-                        ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted connecting to " + server, e);
-            } finally {
-                if (c.setup != null && c.setupData == null) {
-                    c.setup.abandon();
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            // the stack belongs to the caller
         }
     }
 }

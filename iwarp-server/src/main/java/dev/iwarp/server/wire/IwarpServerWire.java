@@ -1,0 +1,117 @@
+package dev.iwarp.server.wire;
+
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.IftFraming;
+import dev.iwarp.bootstrap.IwarpConnectionRequest;
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.MpaFraming;
+import dev.iwarp.bootstrap.tls.TlsSettings;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import io.netty.channel.Channel;
+
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+
+/**
+ * {@code serve}'s listening side of {@link IwarpWire}: {@code IwarpStack.listen} with MPA or IFT as Responder, each
+ * connection request a {@link WireConnectRequest} whose accept binds a queue pair to an {@link IwarpWire.Connection}.
+ */
+final class IwarpServerWire implements ServerWire {
+    private final IwarpStack stack;
+    private final Framing framing;
+    private final boolean ownsStack;
+    private final TlsSettings tls;
+
+    IwarpServerWire(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
+        this.stack = stack;
+        this.framing = framing;
+        this.ownsStack = ownsStack;
+        this.tls = tls;
+    }
+
+    @Override
+    public String name() {
+        return framing instanceof IftFraming ? "ift" : "iwarp";
+    }
+
+    @Override
+    public WireDomain allocDomain() {
+        return IwarpWire.domain(stack.allocPd());
+    }
+
+    @Override
+    public String messageHandlerName(Channel ch) {
+        return dev.iwarp.bootstrap.IwarpPipeline.LLP; // it hands each ULPDU to DDP
+    }
+
+    @Override
+    public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
+                           Consumer<WireConnectRequest> requests) throws Exception {
+        boolean ift = framing instanceof IftFraming;
+        Channel ch = stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift)));
+        return new Listener() {
+            @Override
+            public InetSocketAddress localAddress() {
+                return (InetSocketAddress) ch.localAddress();
+            }
+
+            @Override
+            public void close() {
+                ch.close().syncUninterruptibly();
+            }
+        };
+    }
+
+    @Override
+    public String describe() {
+        String transport = stack.transport().name().toLowerCase() + " transport), ";
+        if (framing instanceof IftFraming ift) {
+            return transport + IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
+        }
+        MpaSettings mpa = ((MpaFraming) framing).settings();
+        return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
+                + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
+    }
+
+    @Override
+    public void close() {
+        if (ownsStack) {
+            stack.close();
+        }
+    }
+
+    private static final class Request implements WireConnectRequest {
+        private final IwarpConnectionRequest request;
+        private final boolean ift;
+
+        Request(IwarpConnectionRequest request, boolean ift) {
+            this.request = request;
+            this.ift = ift;
+        }
+
+        @Override
+        public Channel channel() {
+            return request.channel();
+        }
+
+        @Override
+        public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
+            IwarpWire.Connection c = IwarpWire.connection(listener);
+            ProtectionDomain pd = IwarpWire.pdOf(domain);
+            QueuePair qp = request.accept(pd, c.sendCq(), c.recvCq(), setupData);
+            if (ift) { // IFT carries no private data: the setup data is our first Send
+                IftSetup s = IftSetup.send(pd, qp, setupData);
+                c.setup = s;
+                s.post(qp);
+            }
+            return c.attach(qp);
+        }
+
+        @Override
+        public void reject() {
+            request.reject(new byte[0]);
+        }
+    }
+}

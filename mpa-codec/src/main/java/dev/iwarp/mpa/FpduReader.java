@@ -1,0 +1,187 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import static dev.iwarp.mpa.MpaFramer.CRC_LENGTH;
+import static dev.iwarp.mpa.MpaFramer.LENGTH_FIELD;
+import static dev.iwarp.mpa.MpaFramer.MARKER_INTERVAL;
+import static dev.iwarp.mpa.MpaFramer.MARKER_LENGTH;
+
+/**
+ * The inbound half of {@link MpaFramer}: a pure byte-stream FPDU decoder (it never depends on how
+ * TCP segmented the stream). Each FPDU yields one ULPDU, a retained slice of the received octets (a
+ * composite of slices when markers sit inside it). CRC and markers are checked before anything is
+ * delivered; after an error nothing more is delivered on this half connection (RFC 5044 §8).
+ *
+ * <p>Not thread-safe: confined to the framer's event loop.
+ */
+final class FpduReader {
+    /** The framer's logger: both halves log as {@code MpaFramer}. */
+    private static final Logger LOG = LoggerFactory.getLogger(MpaFramer.class);
+
+    private enum State {
+        /** Waiting for the (optional leading marker and) ULPDU_Length of the next FPDU. */
+        READ_HEADER,
+        /** ULPDU_Length known; waiting for the whole FPDU. */
+        READ_FPDU,
+        /** An error was reported; nothing more is delivered on this half connection (RFC 5044 §8). */
+        FAILED
+    }
+
+    private final boolean crc;
+    private final boolean markersRx;
+    private final int maxUlpduLength;
+    private final CRC32C rxCrc = new CRC32C();
+    /** CRC input over direct memory through one reused NIO view (no view per FPDU). */
+    private final Crc32cFeed rxFeed = new Crc32cFeed();
+
+    private State state = State.READ_HEADER;
+    /** Octets received since this direction's SeqStart (mod 2^32; only mod 512 matters). */
+    private int rxPos;
+    private int fpduLead;
+    private int fpduUlpduLength;
+    private int fpduWireLength;
+    private long fpdusReceived;
+
+    FpduReader(boolean crc, boolean markersRx, int maxUlpduLength) {
+        this.crc = crc;
+        this.markersRx = markersRx;
+        this.maxUlpduLength = maxUlpduLength;
+    }
+
+    /**
+     * Decodes at most one FPDU from {@code in} into {@code out}: one ULPDU is passed on before the
+     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low.
+     *
+     * @return whether a valid FPDU was received
+     * @throws MpaException code 2 (CRC), 3 (marker) or 5 (ULPDU_Length above the maximum)
+     */
+    boolean decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        for (;;) {
+            switch (state) {
+                case READ_HEADER: {
+                    int lead = markersRx && (rxPos & (MARKER_INTERVAL - 1)) == 0 ? MARKER_LENGTH : 0;
+                    if (in.readableBytes() < lead + LENGTH_FIELD) {
+                        return false;
+                    }
+                    int length = in.getUnsignedShort(in.readerIndex() + lead);
+                    if (length > maxUlpduLength) {
+                        throw fail(ctx, in, MpaErrorCode.LOCAL_CATASTROPHIC, "ULPDU_Length " + length
+                                + " exceeds the configured maximum of " + maxUlpduLength + " octets");
+                    }
+                    fpduLead = lead;
+                    fpduUlpduLength = length;
+                    fpduWireLength = MpaFramer.wireLength(rxPos, length, markersRx);
+                    state = State.READ_FPDU;
+                    break;
+                }
+                case READ_FPDU: {
+                    if (in.readableBytes() < fpduWireLength) {
+                        return false;
+                    }
+                    ByteBuf ulpdu = readFpdu(ctx, in);
+                    out.add(ulpdu);
+                    state = State.READ_HEADER;
+                    // one ULPDU per call (see above)
+                    return true;
+                }
+                case FAILED:
+                    in.skipBytes(in.readableBytes());
+                    return false;
+                default:
+                    throw new IllegalStateException(state.name());
+            }
+        }
+    }
+
+    private ByteBuf readFpdu(ChannelHandlerContext ctx, ByteBuf in) {
+        int start = in.readerIndex();
+        int crcIndex = start + fpduWireLength - CRC_LENGTH;
+        if (crc) {
+            rxCrc.reset();
+            rxFeed.update(rxCrc, in, start, fpduWireLength - CRC_LENGTH);
+            int computed = (int) rxCrc.getValue();
+            int received = in.getIntLE(crcIndex);
+            if (computed != received) {
+                // RFC 5044 §8 code 2
+                throw fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
+                        "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
+                        fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength,
+                        received, computed));
+            }
+        }
+        if (markersRx) {
+            for (int p = (-rxPos) & (MARKER_INTERVAL - 1); p < fpduWireLength - CRC_LENGTH; p += MARKER_INTERVAL) {
+                // FPDUPTR's two low bits are treated as zero (RFC 5044 §4.3)
+                int fpduPtr = in.getUnsignedShort(start + p + 2) & 0xFFFC;
+                if (fpduPtr != p) {
+                    // RFC 5044 §8 code 3
+                    throw fail(ctx, in, MpaErrorCode.MARKER_MISMATCH, String.format(
+                            "marker at stream offset %d has FPDUPTR %d but the FPDU (ULPDU_Length %d) starts %d octets before it",
+                            Integer.toUnsignedLong(rxPos + p), fpduPtr, fpduUlpduLength, p));
+                }
+            }
+        }
+        ByteBuf ulpdu = extractUlpdu(ctx.alloc(), in, start);
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
+                    Integer.toUnsignedLong(rxPos), fpduUlpduLength, fpduWireLength);
+        }
+        in.skipBytes(fpduWireLength);
+        rxPos += fpduWireLength;
+        fpdusReceived++;
+        return ulpdu;
+    }
+
+    private ByteBuf extractUlpdu(ByteBufAllocator alloc, ByteBuf in, int start) {
+        int off = fpduLead + LENGTH_FIELD;
+        int remaining = fpduUlpduLength;
+        if (!markersRx || nextMarker(off) >= off + remaining) {
+            return in.retainedSlice(start + off, remaining);
+        }
+        CompositeByteBuf composite = alloc.compositeBuffer(remaining / (MARKER_INTERVAL - MARKER_LENGTH) + 2);
+        while (remaining > 0) {
+            int n = Math.min(remaining, nextMarker(off) - off);
+            composite.addComponent(true, in.retainedSlice(start + off, n));
+            off += n + MARKER_LENGTH;
+            remaining -= n;
+        }
+        return composite;
+    }
+
+    /** Offset (relative to the current FPDU start) of the first marker position at or after {@code off}. */
+    private int nextMarker(int off) {
+        return off + ((-(rxPos + off)) & (MARKER_INTERVAL - 1));
+    }
+
+    private MpaException fail(ChannelHandlerContext ctx, ByteBuf in, MpaErrorCode code, String what) {
+        state = State.FAILED;
+        in.skipBytes(in.readableBytes());
+        MpaException e = new MpaException(code, what);
+        LOG.warn("{} peer {}: {}; no further FPDUs are delivered on this half connection",
+                ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+        return e;
+    }
+
+    /** Whether an error was reported: nothing more is delivered on this half connection. */
+    boolean failed() {
+        return state == State.FAILED;
+    }
+
+    /** At the end of the stream: drops the octets of an incomplete FPDU (MPA error 1), saying so. */
+    void discardIncomplete(ChannelHandlerContext ctx, ByteBuf in) {
+        if (in.isReadable() && state != State.FAILED) {
+            LOG.debug("{} closed with {} octets of an incomplete FPDU (MPA error 1)", ctx.channel(),
+                    in.readableBytes());
+            in.skipBytes(in.readableBytes());
+        }
+    }
+}
