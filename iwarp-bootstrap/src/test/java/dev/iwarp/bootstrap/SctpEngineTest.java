@@ -160,12 +160,14 @@ class SctpEngineTest {
         MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
         MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
         MemoryRegion sink = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
-        // both posted in one event-loop task: the Read is sent before the Terminate can arrive (from the test
-        // thread, a loaded machine could let the Terminate in between and the Read would fail as flushed)
-        c.client.channel().eventLoop().submit(() -> {
-            c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
-            c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
-        }).sync();
+        // the server acts on the Write only once the Read is on the wire too. Otherwise, on a loaded machine, it
+        // could send its Terminate and close before the Read left: over SCTP (no half-close) the Read's send then
+        // fails, the association closes with the Terminate unread, and the Read completes FATAL_ERR
+        SctpPair.Gate gate = c.holdServerInput();
+        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+        c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        gate.awaitHeld(2);
+        gate.open();
         assertTrue(take(c.clientSend).isSuccess(), "the Write completes when sent");
         assertEquals(WcStatus.REM_ACCESS_ERR, take(c.clientSend).status());
         assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause(), "DDP invalid STag");
