@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -160,16 +161,51 @@ class SctpEngineTest {
         MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE);
         MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
         MemoryRegion sink = c.cpd.register(buffer(8, 0), Access.LOCAL_WRITE);
-        // both posted in one event-loop task: the Read is sent before the Terminate can arrive (from the test
-        // thread, a loaded machine could let the Terminate in between and the Read would fail as flushed)
-        c.client.channel().eventLoop().submit(() -> {
-            c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
-            c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
-        }).sync();
+        // the server acts on the Write only once the Read is on the wire too. Otherwise, on a loaded machine, it
+        // could send its Terminate and close before the Read left: over SCTP (no half-close) the Read's send then
+        // fails, the association closes with the Terminate unread, and the Read completes FATAL_ERR
+        SctpPair.Gate gate = c.holdServerInput();
+        c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+        c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+        gate.awaitHeld(2);
+        gate.open();
         assertTrue(take(c.clientSend).isSuccess(), "the Write completes when sent");
         assertEquals(WcStatus.REM_ACCESS_ERR, take(c.clientSend).status());
         assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause(), "DDP invalid STag");
         assertArrayEquals(new byte[64], zeroed(target), "nothing placed");
+    }
+
+    /**
+     * The other order of {@link #unregisteredStagIsTerminatedOverSctp}, forced: the server reads the Write, sends its
+     * Terminate and closes before the Read leaves. SCTP has no half-close, so the Read's send fails and the
+     * association closes with the Terminate unread: the Read completes in error (FATAL_ERR, connection lost), the
+     * stream ends, nothing is placed and nothing leaks.
+     */
+    @Test
+    void readLeavingAfterThePeerClosedFailsCleanly() throws Exception {
+        SctpPair c = pair(false);
+        assertNotSame(c.clientChannel.eventLoop(), c.serverChannel.eventLoop(), "the server closes while the client waits");
+        MemoryRegion target = c.spd.register(buffer(64, 0), Access.REMOTE_WRITE, Access.REMOTE_READ);
+        MemoryRegion src = c.cpd.register(buffer(64, 1), Access.LOCAL_WRITE);
+        MemoryRegion sink = c.cpd.register(buffer(64, 0), Access.LOCAL_WRITE);
+        c.client.channel().eventLoop().submit(() -> {
+            c.client.postSend(SendRequest.rdmaWrite(1, src.all(), target.stag() ^ 0x100, target.iova()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (c.serverChannel.isOpen()) {
+                assertTrue(System.nanoTime() < deadline, "the server did not close in 10 s");
+                Thread.onSpinWait();
+            }
+            c.client.postSend(SendRequest.rdmaRead(2, sink.all(), target.stag(), target.iova()));
+            return null;
+        }).get(30, TimeUnit.SECONDS);
+        assertTrue(take(c.clientSend).isSuccess(), "the Write completes when sent");
+        Completion read = take(c.clientSend);
+        assertEquals(WcOpcode.RDMA_READ, read.opcode());
+        assertEquals(WcStatus.FATAL_ERR, read.status(), read::toString);
+        assertTrue(c.clientChannel.closeFuture().await(10, TimeUnit.SECONDS), "the client's association closed");
+        assertEquals(QpState.ERROR, c.client.state());
+        assertArrayEquals(new byte[64], zeroed(target), "nothing placed");
+        assertArrayEquals(new byte[64], zeroed(sink), "nothing read");
     }
 
     /** The region's content compared against what {@link #buffer} wrote with seed 0. */

@@ -18,6 +18,7 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -96,6 +97,68 @@ final class SctpPair implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         serverDevice.close();
         clientDevice.close();
+    }
+
+    /**
+     * Holds what reaches the server from now on until {@link Gate#open}: lets a test put several messages on
+     * the wire before the server acts on the first (added at the head of the server's pipeline).
+     */
+    Gate holdServerInput() throws Exception {
+        Gate gate = new Gate();
+        serverChannel.eventLoop().submit(() -> serverChannel.pipeline().addFirst(gate)).get(5, TimeUnit.SECONDS);
+        return gate;
+    }
+
+    /** See {@link #holdServerInput}. Messages still held when the channel closes are released. */
+    static final class Gate extends ChannelInboundHandlerAdapter {
+        private final List<Object> held = new ArrayList<>();
+        private volatile int count;
+        private ChannelHandlerContext ctx;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            held.add(msg);
+            count = held.size();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            // nothing was passed on
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            held.forEach(ReferenceCountUtil::release);
+            held.clear();
+            ctx.fireChannelInactive();
+        }
+
+        /** Waits until {@code n} messages are held. */
+        void awaitHeld(int n) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (count < n) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the server got " + count + " of " + n + " messages in 10 s");
+                }
+                Thread.sleep(5);
+            }
+        }
+
+        /** Passes on what was held, as one read batch, and everything after it. */
+        void open() throws Exception {
+            ctx.executor().submit(() -> {
+                List<Object> out = new ArrayList<>(held);
+                held.clear();
+                ctx.pipeline().remove(this);
+                out.forEach(ctx::fireChannelRead);
+                ctx.fireChannelReadComplete();
+            }).get(5, TimeUnit.SECONDS);
+        }
     }
 
     /** Delivers each read batch in a random order (at most 64 messages per shuffle). */

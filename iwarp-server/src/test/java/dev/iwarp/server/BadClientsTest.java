@@ -31,7 +31,8 @@ class BadClientsTest {
 
     @BeforeEach
     void start() throws Exception {
-        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 500, 0);
+        // the startup timeout also bounds the good clients' startups: 2 s, not less, on a loaded machine
+        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 2000, 0);
         server = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
         clientStack = IwarpStack.builder().threads(1).build();
     }
@@ -112,7 +113,7 @@ class BadClientsTest {
 
     @Test
     void idleSessionsAreClosed() throws Exception {
-        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 500, 1);
+        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 2000, 1);
         try (RpingServer idleServer = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
              RpingClient client = RpingClient.connect(clientStack, idleServer.localAddress(),
                      RpingClient.rpingSettings(false), 64, 10_000)) {

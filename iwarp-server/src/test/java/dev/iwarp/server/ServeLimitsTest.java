@@ -36,7 +36,7 @@ class ServeLimitsTest {
 
     private RpingServer server(ServerLimits limits, long idleSec) throws Exception {
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(0)
-                .withLimits(1024, 10_000, idleSec).withLimits(limits);
+                .withLimits(1024, 60_000, idleSec).withLimits(limits);
         RpingServer s = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
         closeables.add(s);
         return s;
@@ -98,7 +98,7 @@ class ServeLimitsTest {
         try (LogCapture log = LogCapture.of("dev.iwarp")) {
             List<Socket> silent = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                silent.add(raw(s)); // TCP connected, never a Request: held until the 10 s startup timeout
+                silent.add(raw(s)); // TCP connected, never a Request: held until the 60 s startup timeout
             }
             await(() -> s.inStartup() == 3);
             for (int i = 0; i < 20; i++) {
