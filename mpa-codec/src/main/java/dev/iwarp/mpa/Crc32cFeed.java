@@ -24,9 +24,13 @@ import java.util.zip.CRC32C;
  * <p>Not thread-safe: one per direction of a framer, confined to its event loop.
  */
 final class Crc32cFeed {
+    /** Regions up to this long that the view does not cover go through {@link #scratch}. */
+    static final int SCRATCH_LENGTH = 2048;
     private ByteBuffer view;
     private long viewAddress;
     private int viewCapacity;
+    /** Taken at the first short region outside the view: an idle connection does not pay for it. */
+    private byte[] scratch;
 
     /** Adds {@code length} octets of {@code buf} starting at {@code index} to {@code crc}; indexes unchanged. */
     void update(CRC32C crc, ByteBuf buf, int index, int length) {
@@ -46,6 +50,17 @@ final class Crc32cFeed {
             return;
         }
         long address = buf.memoryAddress() + index;
+        if (!covers(address, length) && length <= SCRATCH_LENGTH) {
+            // a short region in memory the view does not cover: copying it costs less than a new view
+            // (an adaptive receive buffer that moved, e.g. as our own small FPDUs take the same size class)
+            byte[] b = scratch;
+            if (b == null) {
+                b = scratch = new byte[SCRATCH_LENGTH];
+            }
+            buf.getBytes(index, b, 0, length);
+            crc.update(b, 0, length);
+            return;
+        }
         if (!covers(address, length) && !(rebase(buf) && covers(address, length))) {
             Crc32c.update(crc, buf, index, length);
             return;
