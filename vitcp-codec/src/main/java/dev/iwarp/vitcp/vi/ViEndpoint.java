@@ -56,7 +56,10 @@ public final class ViEndpoint {
         return config;
     }
 
-    /** Posts a receive descriptor; allowed before the VI is connected (then reported in the CE segment). */
+    /**
+     * Posts a receive descriptor; allowed before the VI is connected (then reported in the CE segment). From any
+     * thread, the descriptor is posted when this returns: a Send that arrives afterwards finds it [VIPL VipPostRecv].
+     */
     public void postRecv(RecvRequest r) {
         ViEndpointHandler h;
         synchronized (lock) {
@@ -66,7 +69,13 @@ public final class ViEndpoint {
                 return;
             }
         }
-        run(h, () -> h.postRecv(r));
+        ChannelHandlerContext ctx = h.context();
+        if (ctx.executor().inEventLoop()) {
+            h.postRecv(r);
+        } else {
+            h.postRecvFromAnyThread(r);
+            ctx.executor().execute(h::takePostedRecvs); // counts it in Rx Descriptors Posted (draft §3.2)
+        }
     }
 
     /** Posts a send-queue descriptor. The VI must be connected. Its buffers must not change until it completes. */

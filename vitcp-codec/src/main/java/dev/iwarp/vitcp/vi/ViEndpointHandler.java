@@ -82,7 +82,16 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     // =================================================================== API entry points (event loop)
 
     void postRecv(RecvRequest r) {
+        rx.takePosted(); // receives posted earlier from other threads keep their place
         rx.postRecv(r);
+    }
+
+    void postRecvFromAnyThread(RecvRequest r) {
+        rx.postRecvFromAnyThread(r);
+    }
+
+    void takePostedRecvs() {
+        rx.takePosted();
     }
 
     void postSend(SendRequest r) {

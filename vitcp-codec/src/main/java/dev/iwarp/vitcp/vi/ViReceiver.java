@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The receive half of a connected VI (as Linux siw's qp_rx): reassembles the peer's messages into receive
@@ -34,6 +36,11 @@ final class ViReceiver {
     private final boolean reliableReception;
 
     private final ArrayDeque<RecvRequest> postedRecvs = new ArrayDeque<>();
+    /**
+     * Receives posted from other threads, not yet taken on the event loop. A receive is posted when
+     * {@code postRecv} returns [VIPL VipPostRecv]: a Send matched meanwhile takes these first.
+     */
+    private final Queue<RecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
     private int localRxPosted;
     private boolean rxPostedDirty;
     private InMessage inbound;
@@ -63,6 +70,25 @@ final class ViReceiver {
             rxPostedDirty = true;
             owner.tx().schedulePump();
         }
+    }
+
+    /** From any thread: in effect at once, taken on the event loop by {@link #takePosted}. */
+    void postRecvFromAnyThread(RecvRequest r) {
+        postedElsewhere.add(r);
+    }
+
+    /** Takes the receives posted from other threads, in order. On the event loop. */
+    void takePosted() {
+        RecvRequest r;
+        while ((r = postedElsewhere.poll()) != null) {
+            postRecv(r);
+        }
+    }
+
+    /** The receive descriptor the next Send (or RDMA Write with immediate data) consumes, if any. */
+    private RecvRequest nextRecv() {
+        takePosted();
+        return postedRecvs.poll();
     }
 
     void postRecv(RecvRequest r) {
@@ -124,7 +150,7 @@ final class ViReceiver {
             m = new InMessage(s.type(), s.messageNumber());
             inbound = m;
             if (s.type() == ViSegmentType.SEND) {
-                m.recv = postedRecvs.poll();
+                m.recv = nextRecv();
                 if (m.recv == null) {
                     m.error = ViRemoteErrorCode.VDE; // no receive descriptor posted
                     m.errorText = "Send arrived with no receive descriptor posted";
@@ -211,7 +237,7 @@ final class ViReceiver {
                 : m.transmitError ? ViStatus.TRANSMIT_ERROR : ViStatus.SUCCESS;
         if (m.type == ViSegmentType.RDMA_WRITE && m.immediateDataValid) {
             // an RDMA Write with immediate data consumes a receive descriptor [VIAR]
-            m.recv = postedRecvs.poll();
+            m.recv = nextRecv();
             if (m.recv == null) {
                 m.error = ViRemoteErrorCode.VDE;
                 m.errorText = "RDMA Write with immediate data and no receive descriptor posted";
@@ -329,7 +355,7 @@ final class ViReceiver {
             // deliver what arrived with status transport error
             InMessage m = inbound;
             RecvRequest recv = m != null && m.type == ViSegmentType.SEND ? m.recv
-                    : (s.dataOffset() == 0 ? postedRecvs.poll() : null);
+                    : (s.dataOffset() == 0 ? nextRecv() : null);
             long offset = m != null && m.type == ViSegmentType.SEND ? m.offset : 0;
             if (recv != null) {
                 ScatterGather.scatter(recv.segments, offset, s.content().slice(s.content().readerIndex(),
@@ -357,6 +383,7 @@ final class ViReceiver {
 
     /** Completes every receive descriptor with {@code status}. */
     void flush(ViStatus status) {
+        takePosted();
         if (inbound != null && inbound.recv != null) {
             endpoint.recvCq().add(new ViCompletion(inbound.recv.wrId, ViOpcode.RECV, status, 0, 0, false));
         }

@@ -6,6 +6,7 @@ import dev.iwarp.vitcp.VitcpConnectException;
 import dev.iwarp.vitcp.VitcpConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.nio.AbstractNioChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -15,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -190,6 +193,58 @@ class ViProviderTest {
         byte[] b = new byte[n];
         r.buffer().getBytes(0, b);
         return b;
+    }
+
+    /**
+     * A receive posted from another thread is in effect when {@code postRecv} returns (VIPL VipPostRecv): a Send
+     * that B's event loop reads before it runs postRecv's own task still finds it (it failed with VDE). The order is
+     * forced: B's loop is held in a task while the receive is posted and A's Send reaches B's socket; that task then
+     * reads the socket itself. Client and server have a provider, and so an event loop, each.
+     */
+    @Test
+    void aReceivePostedFromAnotherThreadIsInEffectWhenPostRecvReturns() throws Exception {
+        VitcpConfig cfg = VitcpConfig.defaults();
+        try (ViProvider serverSide = new ViProvider();
+             ViProvider clientSide = new ViProvider();
+             ViListener listener = serverSide.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
+            ProtectionDomain pdB = new ProtectionDomain();
+            CompletionQueue cqB = new CompletionQueue();
+            ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
+            MemoryRegion recvB = region(pdB, 64);
+            listener.register(SERVER, cfg, b::accept);
+            ProtectionDomain pdA = new ProtectionDomain();
+            CompletionQueue cqA = new CompletionQueue();
+            ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
+            MemoryRegion srcA = region(pdA, 64);
+            byte[] data = pattern(64, 9);
+            srcA.buffer().setBytes(0, data);
+            clientSide.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!b.isConnected() && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertTrue(b.isConnected());
+            io.netty.channel.Channel chB = b.channel();
+            CountDownLatch sent = new CountDownLatch(1);
+            Future<?> held = chB.eventLoop().submit(() -> {
+                assertTrue(sent.await(20, TimeUnit.SECONDS));
+                ((AbstractNioChannel.NioUnsafe) chB.unsafe()).read(); // the Send, ahead of postRecv's task
+                return null;
+            });
+            b.postRecv(RecvRequest.of(1, recvB.all()));
+            a.postSend(SendRequest.send(2, srcA.all()));
+            // written to TCP: on loopback the octets are in B's socket once the write returned
+            assertEquals(new ViCompletion(2, ViOpcode.SEND, ViStatus.SUCCESS, 64, 0, false), take(cqA));
+            sent.countDown();
+            held.get(20, TimeUnit.SECONDS);
+            assertEquals(new ViCompletion(1, ViOpcode.RECV, ViStatus.SUCCESS, 64, 0, false), take(cqB));
+            byte[] got = new byte[64];
+            recvB.buffer().getBytes(0, got);
+            assertArrayEquals(data, got);
+            assertTrue(b.isConnected());
+        } finally {
+            deregisterAll();
+        }
     }
 
     @Test
