@@ -50,20 +50,22 @@ final class Crc32cFeed {
             return;
         }
         long address = buf.memoryAddress() + index;
-        if (!covers(address, length) && length <= SCRATCH_LENGTH) {
-            // a short region in memory the view does not cover: copying it costs less than a new view
-            // (an adaptive receive buffer that moved, e.g. as our own small FPDUs take the same size class)
-            byte[] b = scratch;
-            if (b == null) {
-                b = scratch = new byte[SCRATCH_LENGTH];
+        if (!covers(address, length)) {
+            if (length <= SCRATCH_LENGTH) {
+                // a short region in memory the view does not cover: copying it costs less than a new view
+                // (an adaptive receive buffer that moved, e.g. as our own small FPDUs take the same size class)
+                byte[] b = scratch;
+                if (b == null) {
+                    b = scratch = new byte[SCRATCH_LENGTH];
+                }
+                buf.getBytes(index, b, 0, length);
+                crc.update(b, 0, length);
+                return;
             }
-            buf.getBytes(index, b, 0, length);
-            crc.update(b, 0, length);
-            return;
-        }
-        if (!covers(address, length) && !(rebase(buf) && covers(address, length))) {
-            Crc32c.update(crc, buf, index, length);
-            return;
+            if (!(rebase(buf) && covers(address, length))) {
+                Crc32c.update(crc, buf, index, length);
+                return;
+            }
         }
         int at = (int) (address - viewAddress);
         // limit first when it grows past the old limit, position first otherwise

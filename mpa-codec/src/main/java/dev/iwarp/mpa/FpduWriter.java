@@ -23,14 +23,17 @@ import static dev.iwarp.mpa.MpaFramer.MARKER_LENGTH;
  * The outbound half of {@link MpaFramer}: frames each ULPDU into one FPDU (RFC 5044 §4-§6) as a
  * small header buffer, the ULPDU itself (or retained slices of it, cut at marker positions, each
  * marker a small buffer of its own) and a small trailer with pad, any marker and the CRC: no payload
- * octet is copied. Tracks this direction's stream position for the markers and the MULPDU DDP should
- * use. Holding FPDUs (RFC 5044 §7.1.2 rule 4) is the framer's.
+ * octet is copied, except a payload of at most {@link #SMALL_PAYLOAD} octets handed over with its
+ * header ({@link #writeUlpdu}), whose FPDU is one buffer. Tracks this direction's stream position for
+ * the markers and the MULPDU DDP should use. Holding FPDUs (RFC 5044 §7.1.2 rule 4) is the framer's.
  *
  * <p>Not thread-safe: confined to the framer's event loop.
  */
 final class FpduWriter {
     /** The framer's logger: both halves log as {@code MpaFramer}. */
     private static final Logger LOG = LoggerFactory.getLogger(MpaFramer.class);
+    /** Payloads up to this many octets are copied into their FPDU's one buffer ({@link #writeSmallFpdu}). */
+    static final int SMALL_PAYLOAD = 1024;
 
     private final boolean crc;
     private final boolean markersTx;
@@ -88,16 +91,7 @@ final class FpduWriter {
     /** Sends {@code ulpdu} as one FPDU; takes ownership of it and completes {@code promise} with the trailer. */
     void writeFpdu(ChannelHandlerContext ctx, ByteBuf ulpdu, ChannelPromise promise) {
         int length = ulpdu.readableBytes();
-        if (length > MpaSettings.MAX_SEND_ULPDU) {
-            ulpdu.release();
-            // RFC 5044 §3: DDP MUST NOT hand MPA a ULPDU longer than 64768 octets
-            promise.setFailure(new EncoderException("ULPDU of " + length + " octets exceeds "
-                    + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)"));
-            return;
-        }
-        if (!ctx.channel().isActive()) {
-            ulpdu.release();
-            promise.setFailure(new ClosedChannelException());
+        if (refused(ctx, length, ulpdu, promise)) {
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
@@ -168,16 +162,9 @@ final class FpduWriter {
             n1 = putMarker(n1, txPos - fpduStart); // marker right after the PAD: part of this FPDU
             txPos += MARKER_LENGTH;
         }
-        if (crc) {
-            txCrc.update(scratch, 0, n1);
-        }
-        ByteBuf tail = alloc.buffer(n1 + CRC_LENGTH).writeBytes(scratch, 0, n1);
-        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+        ByteBuf tail = trailer(alloc, n1);
         txPos += CRC_LENGTH;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
-        }
+        trace(ctx, fpduStart, length);
         ctx.write(tail, promise);
     }
 
@@ -190,13 +177,10 @@ final class FpduWriter {
     void writeUlpdu(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, ChannelPromise promise) {
         int headerLength = header.readableBytes();
         int length = headerLength + payload.readableBytes();
-        if (length > MpaSettings.MAX_SEND_ULPDU || !ctx.channel().isActive()) {
-            payload.release();
-            promise.setFailure(length > MpaSettings.MAX_SEND_ULPDU ? new EncoderException("ULPDU of " + length
-                    + " octets exceeds " + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)") : new ClosedChannelException());
+        if (refused(ctx, length, payload, promise)) {
             return;
         }
-        if (payload.readableBytes() <= MpaFramer.SMALL_PAYLOAD) {
+        if (payload.readableBytes() <= SMALL_PAYLOAD) {
             writeSmallFpdu(ctx, header, payload, promise);
             return;
         }
@@ -223,21 +207,14 @@ final class FpduWriter {
         for (int i = 0; i < pad; i++) {
             scratch[i] = 0;
         }
-        if (crc && pad > 0) {
-            txCrc.update(scratch, 0, pad);
-        }
-        ByteBuf tail = ctx.alloc().buffer(pad + CRC_LENGTH).writeBytes(scratch, 0, pad);
-        tail.writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+        ByteBuf tail = trailer(ctx.alloc(), pad);
         txPos += n0 + n + pad + CRC_LENGTH;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
-        }
+        trace(ctx, fpduStart, length);
         ctx.write(tail, promise);
     }
 
     /**
-     * An FPDU with a payload of at most {@link MpaFramer#SMALL_PAYLOAD} octets goes out as one buffer: the
+     * An FPDU with a payload of at most {@link #SMALL_PAYLOAD} octets goes out as one buffer: the
      * payload is copied behind its header. Three outbound entries (header, payload, pad and CRC) cost the
      * sender more than copying a small payload does (issue 13: at 1 KiB, removing entries from the outbound
      * buffer was the largest item of the sending loop's profile). Releases {@code payload}.
@@ -251,7 +228,7 @@ final class FpduWriter {
         // built in an array: copies from direct buffers and the CRC then need no NIO view
         byte[] b = smallScratch;
         if (b == null) {
-            b = smallScratch = new byte[pieceScratch.length + MpaFramer.SMALL_PAYLOAD + 3];
+            b = smallScratch = new byte[pieceScratch.length + SMALL_PAYLOAD + 3];
         }
         b[0] = (byte) (length >>> 8);
         b[1] = (byte) length;
@@ -272,12 +249,47 @@ final class FpduWriter {
         fpdu.writeIntLE(crcValue); // crc.md §1.2: little-endian; 0 when unused
         int fpduStart = txPos;
         txPos += wire;
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
-                    Integer.toUnsignedLong(fpduStart), length, wire);
-        }
+        trace(ctx, fpduStart, length);
         ctx.write(fpdu, promise);
     }
+
+    /**
+     * RFC 5044 §3: DDP MUST NOT hand MPA a ULPDU longer than 64768 octets; nor is anything sent once the
+     * connection closed. True (with {@code owned} released and {@code promise} failed) when {@code length}
+     * octets cannot be sent.
+     */
+    private static boolean refused(ChannelHandlerContext ctx, int length, ByteBuf owned, ChannelPromise promise) {
+        if (length > MpaSettings.MAX_SEND_ULPDU) {
+            owned.release();
+            promise.setFailure(new EncoderException("ULPDU of " + length + " octets exceeds "
+                    + MpaSettings.MAX_SEND_ULPDU + " (RFC 5044 §3)"));
+            return true;
+        }
+        if (!ctx.channel().isActive()) {
+            owned.release();
+            promise.setFailure(new ClosedChannelException());
+            return true;
+        }
+        return false;
+    }
+
+    /** The trailer: the first {@code n} octets of the scratch (pad, any marker), CRC'd, then the CRC field. */
+    private ByteBuf trailer(ByteBufAllocator alloc, int n) {
+        if (crc) {
+            txCrc.update(scratch, 0, n);
+        }
+        return alloc.buffer(n + CRC_LENGTH).writeBytes(scratch, 0, n)
+                .writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+    }
+
+    /** The FPDU that started at stream offset {@code fpduStart} and ends at {@code txPos}. */
+    private void trace(ChannelHandlerContext ctx, int fpduStart, int length) {
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
+                    Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
+        }
+    }
+
     /**
      * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
      * writev then takes each piece's memory directly, where a composite needs NIO views built for

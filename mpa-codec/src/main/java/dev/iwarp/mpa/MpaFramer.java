@@ -52,8 +52,6 @@ public class MpaFramer extends MpaDuplexDecoder {
     public static final int LENGTH_FIELD = 2;
     /** Octets of the CRC field. */
     public static final int CRC_LENGTH = 4;
-    /** Payloads up to this many octets are copied into their FPDU's one buffer (FpduWriter.writeSmallFpdu). */
-    static final int SMALL_PAYLOAD = 1024;
 
     /** Calls of {@link #mulpdu()} between two readings of the connection's EMSS. */
     static final int EMSS_CHECK_INTERVAL = 64;

@@ -78,7 +78,7 @@ class MpaFramerPiecesTest {
         MpaFramer framer = new MpaFramer(crc, markers, false, 0xFFFF, 64768, held);
         EmbeddedChannel tx = new EmbeddedChannel(framer);
         int[][] shapes = {{14, 0}, {18, 1}, {14, 64754}, {18, 3}, {14, 1000}, {18, 64750}, {14, 2}, {62, 5}, {63, 9},
-                {14, MpaFramer.SMALL_PAYLOAD}, {18, MpaFramer.SMALL_PAYLOAD + 1}, {28, MpaFramer.SMALL_PAYLOAD - 1}};
+                {14, FpduWriter.SMALL_PAYLOAD}, {18, FpduWriter.SMALL_PAYLOAD + 1}, {28, FpduWriter.SMALL_PAYLOAD - 1}};
         for (int[] shape : shapes) {
             byte[] header = new byte[shape[0]];
             byte[] payload = new byte[shape[1]];
@@ -114,7 +114,7 @@ class MpaFramerPiecesTest {
         assertFalse(tx.finish());
     }
     /**
-     * A payload of at most {@link MpaFramer#SMALL_PAYLOAD} octets leaves as one buffer (header, payload, pad
+     * A payload of at most {@link FpduWriter#SMALL_PAYLOAD} octets leaves as one buffer (header, payload, pad
      * and CRC), the payload released once copied; a larger one leaves as header, payload and trailer, the
      * payload's memory itself handed on (issue 13). The octets are checked above.
      */
@@ -136,7 +136,7 @@ class MpaFramerPiecesTest {
         while ((out = tx.readOutbound()) != null) {
             count++;
             octets += out.readableBytes();
-            if (payloadLength > MpaFramer.SMALL_PAYLOAD && count == 2) {
+            if (payloadLength > FpduWriter.SMALL_PAYLOAD && count == 2) {
                 assertEquals(payloadAddress, out.memoryAddress() + out.readerIndex(), "a large payload is not copied");
             }
             out.release();
