@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.Random;
+import java.util.function.IntFunction;
 
 /**
  * The Data Sink's STag → tagged buffer map (RFC 5041 §5.1, §8; spec/ddp.md §9, §10). Registration,
@@ -95,7 +96,7 @@ public final class TaggedBufferTable {
     }
 
     /** Draws a free index and a key (RFC 5042: hard to guess) and adds the buffer made for that STag. */
-    private TaggedBuffer add(java.util.function.IntFunction<TaggedBuffer> withStag) {
+    private TaggedBuffer add(IntFunction<TaggedBuffer> withStag) {
         synchronized (allocationLock) {
             if (buffers.size() >= MAX_INDEX) {
                 throw new IllegalStateException("no free STag index");

@@ -352,7 +352,6 @@ final class Requester {
         }
     }
 
-    /** A started send-queue request and, once known, its completion. */
     /** A started request; as a listener of its last segment's write it completes a Send, Write or Immediate Data. */
     private final class Pending implements ChannelFutureListener {
         final SendRequest wr;
