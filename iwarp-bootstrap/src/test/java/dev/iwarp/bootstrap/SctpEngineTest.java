@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * DDP and RDMAP over the SCTP adaptation through {@link SctpFraming} and {@link SctpLlpAdapter}, on an
@@ -118,6 +120,9 @@ class SctpEngineTest {
             for (MemoryRegion mr : List.of(src, target, sink, recv)) {
                 mr.deregister();
             }
+        }
+        if (unordered) {
+            assertTrue(c.reordered.get() > 0, "messages were delivered out of order");
         }
     }
 
@@ -241,8 +246,11 @@ class SctpEngineTest {
         SctpPair c = pair(true);
         MemoryRegion src = c.cpd.register(buffer(8, 1), Access.LOCAL_WRITE);
         c.client.postSend(SendRequest.rdmaWrite(1, src.all(), 0x7777_7700, 0));
-        take(c.clientSend);
-        await(() -> c.client.peerTerminate() != null);
+        Completion write = take(c.clientSend);
+        assertTrue(write.isSuccess(), write::toString);
+        await(() -> c.client.peerTerminate() != null, () -> "no Terminate; client " + c.client.state() + (
+                c.clientChannel.isOpen() ? " open" : " closed") + ", server " + c.server.state() + (
+                c.serverChannel.isOpen() ? " open" : " closed"));
         assertEquals(new TerminateCause(1, 1, 0x00), c.client.peerTerminate().cause());
         c.client.close().await(5, TimeUnit.SECONDS);
         assertEquals(QpState.ERROR, c.client.state());
@@ -303,9 +311,15 @@ class SctpEngineTest {
     }
 
     private static void await(Callable<Boolean> condition) throws Exception {
+        await(condition, () -> "condition not met");
+    }
+
+    private static void await(Callable<Boolean> condition, Supplier<String> state) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.call()) {
-            assertTrue(System.nanoTime() < deadline, "condition not met in 10 s");
+            if (System.nanoTime() > deadline) {
+                fail(state.get() + " after 10 s");
+            }
             Thread.sleep(10);
         }
     }

@@ -12,12 +12,16 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.channel.sctp.SctpMessage;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayList;
@@ -25,13 +29,21 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Two iWARP endpoints over an in-memory SCTP: {@link LocalChannel}s carrying {@code SctpMessage}s
  * (what NioSctpChannel delivers: one user message each, boundaries kept), the indication static on
- * both sides. With {@code unordered}, each side's arrivals are shuffled within every read batch, as
- * unordered SCTP delivery may do, so the AWS resequencing does real work.
+ * both sides; a message without data is not sent, as NioSctpChannel sends none. With {@code unordered},
+ * each side's arrivals are delivered out of order ({@link Shuffler}), as unordered SCTP delivery may
+ * do, so the AWS resequencing does real work.
+ *
+ * <p>The two ends' writes are serialized ({@link PairedLocalChannel}). An SCTP association delivers
+ * what was sent before a SHUTDOWN ahead of it; a {@link LocalChannel} can lose it: when one end writes
+ * while the other is itself inside a write, the reader's read is re-queued behind any close the writer
+ * queues next, and the close drops the unread message (seen as a Terminate that never arrived).
  */
 final class SctpPair implements AutoCloseable {
     final RdmaDevice serverDevice = new RdmaDevice();
@@ -48,6 +60,8 @@ final class SctpPair implements AutoCloseable {
     final Channel serverChannel;
     final QueuePair client;
     final QueuePair server;
+    /** Read batches the {@link Shuffler}s passed on in another order than they arrived. */
+    final AtomicInteger reordered = new AtomicInteger();
 
     SctpPair(boolean unordered) throws Exception {
         this(SctpSettings.builder().staticPeer(dev.iwarp.sctp.SctpIndication.RDMA_AND_NEGOTIATION).build(), unordered);
@@ -58,12 +72,13 @@ final class SctpPair implements AutoCloseable {
         LocalAddress address = new LocalAddress("sctp-pair-" + System.nanoTime());
         CompletableFuture<QueuePair> accepted = new CompletableFuture<>();
         CompletableFuture<Channel> accepting = new CompletableFuture<>();
-        listener = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
+        listener = new ServerBootstrap().group(group).channelFactory(PairedLocalServerChannel::new)
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
+                        ch.pipeline().addLast(new NoEmptyMessages());
                         if (unordered) {
-                            ch.pipeline().addLast(new Shuffler());
+                            ch.pipeline().addLast(new Shuffler(reordered));
                         }
                         IwarpPipeline.addResponder(ch.pipeline(), framing, req -> {
                             accepting.complete(req.channel());
@@ -72,12 +87,13 @@ final class SctpPair implements AutoCloseable {
                     }
                 }).bind(address).sync().channel();
         RdmaEngine engine = new RdmaEngine(cpd, clientSend, clientRecv);
-        clientChannel = new Bootstrap().group(group).channel(LocalChannel.class)
+        clientChannel = new Bootstrap().group(group).channelFactory(() -> new PairedLocalChannel(new Object()))
                 .handler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
+                        ch.pipeline().addLast(new NoEmptyMessages());
                         if (unordered) {
-                            ch.pipeline().addLast(new Shuffler());
+                            ch.pipeline().addLast(new Shuffler(reordered));
                         }
                         IwarpPipeline.addInitiator(ch.pipeline(), framing);
                         ch.pipeline().addLast(IwarpPipeline.RDMAP, engine);
@@ -161,30 +177,113 @@ final class SctpPair implements AutoCloseable {
         }
     }
 
-    /** Delivers each read batch in a random order (at most 64 messages per shuffle). */
+    /** A {@link LocalChannel} whose writes exclude its peer's (see the class doc): both ends share one lock. */
+    static final class PairedLocalChannel extends LocalChannel {
+        private final Object writeLock;
+
+        PairedLocalChannel(Object writeLock) {
+            this.writeLock = writeLock;
+        }
+
+        PairedLocalChannel(LocalServerChannel parent, PairedLocalChannel peer) {
+            super(parent, peer);
+            this.writeLock = peer.writeLock;
+        }
+
+        @Override
+        protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+            synchronized (writeLock) { // never blocks on the other event loop: a write only queues to the peer
+                super.doWrite(in);
+            }
+        }
+    }
+
+    /** Sends nothing for a message without data, as NioSctpChannel does (SCTP has no empty DATA chunk). */
+    static final class NoEmptyMessages extends ChannelOutboundHandlerAdapter {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof SctpMessage && !((SctpMessage) msg).content().isReadable()) {
+                ReferenceCountUtil.release(msg);
+                promise.trySuccess();
+                return;
+            }
+            ctx.write(msg, promise);
+        }
+    }
+
+    /** Accepts {@link PairedLocalChannel}s that share the connecting channel's lock. */
+    static final class PairedLocalServerChannel extends LocalServerChannel {
+        @Override
+        protected LocalChannel newLocalChannel(LocalChannel peer) {
+            return new PairedLocalChannel(this, (PairedLocalChannel) peer);
+        }
+    }
+
+    /**
+     * Delivers arrivals out of order, as unordered SCTP delivery may: holds each arrival until 2 to 8 are
+     * held (or 1 ms passed since the first), then passes them on shuffled as one read batch. A
+     * {@link LocalChannel} delivers one message per read batch, so shuffling within a batch would reorder
+     * nothing. What is held when the peer closes goes up before the close, as SCTP delivers what was sent
+     * before a SHUTDOWN.
+     */
     static final class Shuffler extends ChannelInboundHandlerAdapter {
         private final Random random = new Random(42);
-        private final List<Object> batch = new ArrayList<>();
+        private final List<Object> held = new ArrayList<>();
+        private final AtomicInteger reordered;
+        private int releaseAt = 2;
+        private ScheduledFuture<?> timer;
+
+        Shuffler(AtomicInteger reordered) {
+            this.reordered = reordered;
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            batch.add(msg);
-            if (batch.size() == 64) {
+            held.add(msg);
+            if (held.size() >= releaseAt) {
                 release(ctx);
+            } else if (timer == null) {
+                timer = ctx.executor().schedule(() -> release(ctx), 1, TimeUnit.MILLISECONDS);
             }
         }
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
+            // the batch ends when what is held is released
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
             release(ctx);
-            ctx.fireChannelReadComplete();
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            held.forEach(ReferenceCountUtil::release);
+            held.clear();
         }
 
         private void release(ChannelHandlerContext ctx) {
-            Collections.shuffle(batch, random);
-            List<Object> out = new ArrayList<>(batch);
-            batch.clear();
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            if (held.isEmpty()) {
+                return;
+            }
+            List<Object> out = new ArrayList<>(held);
+            Collections.shuffle(out, random);
+            for (int i = 0; i < out.size(); i++) {
+                if (out.get(i) != held.get(i)) {
+                    reordered.incrementAndGet();
+                    break;
+                }
+            }
+            held.clear();
+            releaseAt = 2 + random.nextInt(7);
             out.forEach(ctx::fireChannelRead);
+            ctx.fireChannelReadComplete();
         }
     }
 }
