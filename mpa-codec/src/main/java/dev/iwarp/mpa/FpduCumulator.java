@@ -65,17 +65,29 @@ final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
 
     private static ByteBuf append(ByteBuf cumulation, ByteBuf in) {
         try {
-            return cumulation.writeBytes(in);
+            return copy(in, cumulation);
         } finally {
             in.release();
         }
+    }
+
+    /**
+     * Appends {@code src}'s readable octets to {@code dst} through the source's getBytes: between buffers
+     * with memory addresses a plain memory copy, where {@code dst.writeBytes(src)} builds an NIO view of
+     * each buffer per copy on the adaptive allocator (issue 13: one per short read).
+     */
+    private static ByteBuf copy(ByteBuf src, ByteBuf dst) {
+        int n = src.readableBytes();
+        dst.ensureWritable(n);
+        src.getBytes(src.readerIndex(), dst, dst.writerIndex(), n);
+        return dst.writerIndex(dst.writerIndex() + n);
     }
 
     private static ByteBuf merge(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
         int need = cumulation.readableBytes() + in.readableBytes();
         ByteBuf merged = alloc.buffer(alloc.calculateNewCapacity(need, Integer.MAX_VALUE));
         try {
-            merged.writeBytes(cumulation).writeBytes(in);
+            copy(in, copy(cumulation, merged));
         } catch (Throwable t) { // the decoder still owns the cumulation
             merged.release();
             in.release();
