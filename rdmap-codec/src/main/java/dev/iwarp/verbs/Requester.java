@@ -20,7 +20,7 @@ import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 
 import java.util.ArrayDeque;
 import java.util.Set;
@@ -37,7 +37,7 @@ final class Requester {
     /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>();
     /** Started requests in submission order; completions leave in this order (RFC 5040 §5.5). */
-    private final ArrayDeque<Pending> started = new ArrayDeque<>();
+    private final ArrayDeque<Started> started = new ArrayDeque<>();
     /** QN 3: Atomic Responses to our requests. */
     private MsnWindow atomicResponses;
     private int ord;
@@ -123,13 +123,11 @@ final class Requester {
     }
 
     private void execute(SendRequest wr) {
-        Pending pending = new Pending(wr);
-        started.add(pending);
         Sge sge = wr.local();
         if (sge != null) {
             MemoryRegion mr = sge.region();
             if (!mr.isValid() || mr.pd() != stream.pd || (needsResponse(wr) && !mr.access().contains(Access.LOCAL_WRITE))) {
-                complete(pending, Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
+                fail(wr, Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
                         "local SGE " + sge + (mr.pd() != stream.pd ? " of another PD" : "")));
                 return;
             }
@@ -141,27 +139,27 @@ final class Requester {
                 RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
                         ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
                         : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
-                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), localCompletion(pending));
+                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), start(new Sent(wr)));
                 break;
             }
             case RDMA_WRITE:
                 if (sge.length() > 0 && Long.compareUnsigned(wr.remoteTo() + sge.length() - 1, wr.remoteTo()) < 0) {
-                    complete(pending, Completion.error(wr.wrId(), WcOpcode.RDMA_WRITE, WcStatus.LOC_PROT_ERR,
+                    fail(wr, Completion.error(wr.wrId(), WcOpcode.RDMA_WRITE, WcStatus.LOC_PROT_ERR,
                             "remote TO + length wraps past 2^64"));
                     return;
                 }
                 stream.tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
-                        localCompletion(pending));
+                        start(new Sent(wr)));
                 break;
             case RDMA_READ:
-                outstanding.add(Outstanding.read(pending, sge.region().stag(), sge.to(), sge.length()));
+                outstanding.add(start(Outstanding.read(wr, sge.region().stag(), sge.to(), sge.length())));
                 stream.tx.enqueue(wire.readRequest(new ReadRequestHeader(sge.region().stag(), sge.to(), sge.length(),
                         wr.remoteStag(), wr.remoteTo()), stream.ctx.alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
                 stream.tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
-                        localCompletion(pending));
+                        start(new Sent(wr)));
                 break;
             case ATOMIC_FETCH_ADD:
             case ATOMIC_SWAP:
@@ -169,7 +167,7 @@ final class Requester {
                 AtomicOp op = wr.kind() == SendRequest.Kind.ATOMIC_FETCH_ADD ? AtomicOp.FETCH_ADD
                         : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
-                outstanding.add(Outstanding.atomic(pending, id));
+                outstanding.add(start(Outstanding.atomic(wr, id)));
                 stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
                 requestHeld();
@@ -223,23 +221,27 @@ final class Requester {
         return m;
     }
 
-    /** Completes a Send, Write or Immediate Data when its last segment was handed to the lower layer. */
-    private ChannelPromise localCompletion(Pending pending) {
-        ChannelPromise p = stream.ctx.newPromise();
-        p.addListener(pending); // the request is its own listener: no capturing lambda per request (issue 13)
-        return p;
+    /** {@code s} joins the started requests, whose completions leave in submission order. */
+    private <S extends Started> S start(S s) {
+        started.add(s);
+        return s;
+    }
+
+    /** {@code wr} fails before it started: its completion still waits for every earlier one. */
+    private void fail(SendRequest wr, Completion c) {
+        complete(start(new Sent(wr)), c);
     }
 
     /** Records a request's outcome and releases completions in submission order. */
-    private void complete(Pending pending, Completion c) {
-        if (pending.result == null) {
-            pending.result = c;
+    private void complete(Started s, Completion c) {
+        if (s.outcome() == null) {
+            s.outcome(c);
         }
-        Pending head;
-        while ((head = started.peek()) != null && head.result != null) {
+        Started head;
+        while ((head = started.peek()) != null && head.outcome() != null) {
             started.poll();
-            if (!head.result.isSuccess() || head.wr.isSignaled()) {
-                stream.sendCq.add(head.result);
+            if (!head.outcome().isSuccess() || head.wr().isSignaled()) {
+                stream.sendCq.add(head.outcome());
             }
         }
     }
@@ -275,8 +277,8 @@ final class Requester {
                         + o.received + " octets for a Read of " + o.size);
             }
             outstanding.poll();
-            if (o.pending != null) {
-                complete(o.pending, Completion.success(o.pending.wr.wrId(), WcOpcode.RDMA_READ, o.size));
+            if (o.wr != null) {
+                complete(o, Completion.success(o.wr.wrId(), WcOpcode.RDMA_READ, o.size));
             }
             pump(false);
             flushHeldRequestsBeforeResponderRunsDry();
@@ -300,10 +302,10 @@ final class Requester {
                     + ", expected " + o.atomicId);
         }
         outstanding.poll();
-        SendRequest wr = o.pending.wr;
+        SendRequest wr = o.wr;
         Sge result = wr.local();
         result.region().memory().setLong(result.offset(), h.originalValue());
-        complete(o.pending, new Completion(wr.wrId(), WcStatus.SUCCESS, opcodeOf(wr), 8, false, 0, h.originalValue(),
+        complete(o, new Completion(wr.wrId(), WcStatus.SUCCESS, opcodeOf(wr), 8, false, 0, h.originalValue(),
                 false, null));
         pump(false);
         flushHeldRequestsBeforeResponderRunsDry();
@@ -313,17 +315,17 @@ final class Requester {
     void flush(WcStatus outstandingStatus, String why) {
         Outstanding o;
         while ((o = outstanding.poll()) != null) {
-            if (o.pending != null) {
-                o.pending.result = Completion.error(o.pending.wr.wrId(), opcodeOf(o.pending.wr), outstandingStatus, why);
+            if (o.wr != null) {
+                o.outcome(Completion.error(o.wr.wrId(), opcodeOf(o.wr), outstandingStatus, why));
             }
         }
-        Pending p;
+        Started p;
         while ((p = started.poll()) != null) {
             // requests handed to the lower layer whose write has not completed yet are flushed too
-            Completion c = p.result != null ? p.result
-                    : Completion.error(p.wr.wrId(), opcodeOf(p.wr), WcStatus.WR_FLUSH_ERR, why);
-            p.result = c;
-            if (!c.isSuccess() || p.wr.isSignaled()) {
+            Completion c = p.outcome() != null ? p.outcome()
+                    : Completion.error(p.wr().wrId(), opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
+            p.outcome(c);
+            if (!c.isSuccess() || p.wr().isSignaled()) {
                 stream.sendCq.add(c);
             }
         }
@@ -352,45 +354,39 @@ final class Requester {
         }
     }
 
-    /** A started request; as a listener of its last segment's write it completes a Send, Write or Immediate Data. */
-    private final class Pending implements ChannelFutureListener {
-        final SendRequest wr;
-        Completion result;
+    /**
+     * A Send, Write or Immediate Data: the promise of its last segment's write, and that promise's listener,
+     * which completes the request once the segment was handed to the lower layer.
+     */
+    private final class Sent extends DefaultChannelPromise implements Started, ChannelFutureListener {
+        private final SendRequest wr;
+        private Completion outcome;
 
-        Pending(SendRequest wr) {
+        Sent(SendRequest wr) {
+            super(stream.ctx.channel(), stream.ctx.executor());
             this.wr = wr;
+            addListener(this);
+        }
+
+        @Override
+        public SendRequest wr() {
+            return wr;
+        }
+
+        @Override
+        public Completion outcome() {
+            return outcome;
+        }
+
+        @Override
+        public void outcome(Completion c) {
+            outcome = c;
         }
 
         @Override
         public void operationComplete(ChannelFuture f) {
             complete(this, f.isSuccess() ? Completion.success(wr.wrId(), opcodeOf(wr), wr.length())
                     : Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, String.valueOf(f.cause())));
-        }
-    }
-
-    /** An RDMA Read or atomic awaiting its response (an ORD slot); {@code pending} is null for a Read RTR. */
-    private static final class Outstanding {
-        final Pending pending;
-        final int sinkStag;
-        final long sinkTo;
-        final int size;
-        final int atomicId;
-        int received;
-
-        private Outstanding(Pending pending, int sinkStag, long sinkTo, int size, int atomicId) {
-            this.pending = pending;
-            this.sinkStag = sinkStag;
-            this.sinkTo = sinkTo;
-            this.size = size;
-            this.atomicId = atomicId;
-        }
-
-        static Outstanding read(Pending pending, int sinkStag, long sinkTo, int size) {
-            return new Outstanding(pending, sinkStag, sinkTo, size, 0);
-        }
-
-        static Outstanding atomic(Pending pending, int id) {
-            return new Outstanding(pending, 0, 0, 8, id);
         }
     }
 }

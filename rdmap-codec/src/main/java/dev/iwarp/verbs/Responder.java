@@ -20,6 +20,7 @@ import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
@@ -46,6 +47,12 @@ final class Responder {
     private UntaggedReceiveQueue<RecvRequest> receives;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
     private MsnWindow inboundRequests;
+    /** One listener for every response: no capturing lambda per Read (issue 13). */
+    private final ChannelFutureListener irdSlotFreed = f -> {
+        if (f.isSuccess()) {
+            inboundRequests.release();
+        }
+    };
     private int ird;
 
     Responder(StreamState stream) {
@@ -175,13 +182,7 @@ final class Responder {
 
     /** The IRD slot frees once the response is written (RFC 5040 §5.2). */
     private ChannelPromise releasesIrdSlot() {
-        ChannelPromise done = stream.ctx.newPromise();
-        done.addListener(f -> {
-            if (f.isSuccess()) {
-                inboundRequests.release();
-            }
-        });
-        return done;
+        return stream.ctx.newPromise().addListener(irdSlotFreed);
     }
 
     /** An RFC 7306 Atomic Request: performed on the 8-aligned target, the original value returned. */
