@@ -16,26 +16,36 @@ import io.netty.buffer.ByteBufAllocator;
  *
  * <p>Ownership: the message owns one reference to its payload from creation; each segment owns its
  * own reference to its slice; the message drops its reference with its last segment, or in
- * {@link #discard()}. Not thread-safe: confined to the stream's event loop.
+ * {@link #discard()}. Once done, the message may be given back to its segmenter ({@link #recycle()}),
+ * which makes a later message of the same object: a sender that does so keeps no reference to it. Not thread-safe: confined to the stream's event loop.
  */
 public final class DdpOutboundMessage {
-    private final boolean tagged;
-    private final int ddpVersion;
-    private final int rsvdUlp;
-    private final int stagOrRsvdUlp2;
-    private final long to;
-    private final int qn;
-    private final int msn;
-    private final int length;
-    private final int maxPayload;
+    /** The segmenter that made this message and takes it back ({@link #recycle()}). */
+    private final DdpSegmenter owner;
+    private boolean tagged;
+    private int ddpVersion;
+    private int rsvdUlp;
+    private int stagOrRsvdUlp2;
+    private long to;
+    private int qn;
+    private int msn;
+    private int length;
+    private int maxPayload;
     private ByteBuf payload;
     private ByteBufAllocator copyInto;
     private int offset;
     private boolean started;
     private boolean done;
+    /** Given back to its segmenter: waiting to be made into another message. */
+    private boolean recycled;
 
-    private DdpOutboundMessage(boolean tagged, int ddpVersion, int rsvdUlp, int stagOrRsvdUlp2, long to, int qn,
-                               int msn, ByteBuf payload, int maxPayload) {
+    DdpOutboundMessage(DdpSegmenter owner) {
+        this.owner = owner;
+    }
+
+    /** Makes this (new or recycled) object the given message, as if just constructed. */
+    DdpOutboundMessage init(boolean tagged, int ddpVersion, int rsvdUlp, int stagOrRsvdUlp2, long to, int qn,
+                            int msn, ByteBuf payload, int maxPayload) {
         this.tagged = tagged;
         this.ddpVersion = ddpVersion;
         this.rsvdUlp = rsvdUlp;
@@ -46,16 +56,12 @@ public final class DdpOutboundMessage {
         this.payload = payload;
         this.length = payload.readableBytes();
         this.maxPayload = maxPayload;
-    }
-
-    static DdpOutboundMessage tagged(int ddpVersion, int rsvdUlp, int stag, long to, ByteBuf payload,
-                                     int maxPayload) {
-        return new DdpOutboundMessage(true, ddpVersion, rsvdUlp, stag, to, 0, 0, payload, maxPayload);
-    }
-
-    static DdpOutboundMessage untagged(int ddpVersion, int rsvdUlp, int rsvdUlp2, int qn, int msn, ByteBuf payload,
-                                       int maxPayload) {
-        return new DdpOutboundMessage(false, ddpVersion, rsvdUlp, rsvdUlp2, 0, qn, msn, payload, maxPayload);
+        copyInto = null;
+        offset = 0;
+        started = false;
+        done = false;
+        recycled = false;
+        return this;
     }
 
     /**
@@ -67,6 +73,26 @@ public final class DdpOutboundMessage {
     public DdpOutboundMessage copyEachSegment(ByteBufAllocator alloc) {
         this.copyInto = alloc;
         return this;
+    }
+
+    /**
+     * Gives this message back to the segmenter that made it, which makes a later message of this object:
+     * a sender that keeps no reference to its messages after their last segment allocates none per
+     * message at steady state (issue 13).
+     *
+     * @throws IllegalStateException if segments remain (discard first), or it was given back already
+     */
+    public void recycle() {
+        if (!done || recycled) {
+            throw new IllegalStateException((recycled ? "recycled twice: " : "segments remain: ") + this);
+        }
+        recycled = true;
+        owner.recycle(this);
+    }
+
+    /** Whether every segment was produced, or the message was discarded. */
+    public boolean isDone() {
+        return done;
     }
 
     /** Whether segments remain to be produced. */

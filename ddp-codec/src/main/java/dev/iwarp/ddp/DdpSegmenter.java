@@ -2,6 +2,7 @@ package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -19,8 +20,12 @@ public final class DdpSegmenter {
     /** Largest QN for which the segmenter keeps an MSN counter. */
     public static final int MAX_COUNTED_QN = 0xFFFF;
 
+    /** Messages given back, kept for reuse (at most {@link #RECYCLED_MAX}). */
+    static final int RECYCLED_MAX = 16;
+
     private final MulpduSource mulpdu;
     private final int ddpVersion;
+    private final ArrayDeque<DdpOutboundMessage> recycled = new ArrayDeque<>(RECYCLED_MAX);
     private UntaggedMsnCounter[] counters = new UntaggedMsnCounter[4];
 
     /** @param mulpdu asked once per message for the lower layer's MULPDU */
@@ -58,8 +63,8 @@ public final class DdpSegmenter {
             if (length > 0 && Long.compareUnsigned(to + length - 1, to) < 0) {
                 throw new IllegalArgumentException(String.format("TO 0x%016x + %d wraps", to, length));
             }
-            return DdpOutboundMessage.tagged(ddpVersion, rsvdUlp, stag, to, payload,
-                    maxPayload(DdpTaggedSegment.HEADER_LENGTH));
+            int max = maxPayload(DdpTaggedSegment.HEADER_LENGTH);
+            return newMessage().init(true, ddpVersion, rsvdUlp, stag, to, 0, 0, payload, max);
         } catch (RuntimeException e) {
             payload.release();
             throw e;
@@ -96,7 +101,19 @@ public final class DdpSegmenter {
             payload.release();
             throw e;
         }
-        return DdpOutboundMessage.untagged(ddpVersion, rsvdUlp, rsvdUlp2, qn, msn, payload, max);
+        return newMessage().init(false, ddpVersion, rsvdUlp, rsvdUlp2, 0, qn, msn, payload, max);
+    }
+
+    /** See {@link DdpOutboundMessage#recycle()}. */
+    void recycle(DdpOutboundMessage m) {
+        if (recycled.size() < RECYCLED_MAX) {
+            recycled.push(m);
+        }
+    }
+
+    private DdpOutboundMessage newMessage() {
+        DdpOutboundMessage m = recycled.poll();
+        return m != null ? m : new DdpOutboundMessage(this);
     }
 
     /**

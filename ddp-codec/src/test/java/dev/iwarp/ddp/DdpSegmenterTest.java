@@ -213,4 +213,40 @@ class DdpSegmenterTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(octets, got.toByteArray());
         org.junit.jupiter.api.Assertions.assertEquals(0, payload.refCnt(), "the message released its payload");
     }
+
+    /** A message given back once done becomes the next message, with none of the old one's state. */
+    @Test
+    void aRecycledMessageIsMadeNewForTheNextMessage() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> MULPDU);
+        DdpOutboundMessage first = segmenter.tagged(0x40, STAG, TO, message(3 * MULPDU))
+                .copyEachSegment(PooledByteBufAllocator.DEFAULT);
+        first.nextSegment().release();
+        assertThrows(IllegalStateException.class, first::recycle, "segments remain");
+        first.discard();
+        first.recycle();
+        assertThrows(IllegalStateException.class, first::recycle, "given back twice");
+        assertThrows(IllegalStateException.class, first::nextSegment, "a recycled message has no segment");
+
+        ByteBuf payload = message(5);
+        byte[] expected = ByteBufUtil.getBytes(payload);
+        DdpOutboundMessage next = segmenter.untagged(0x41, 7, 1, payload);
+        org.junit.jupiter.api.Assertions.assertSame(first, next, "the object is reused");
+        assertTrue(next.hasNextSegment());
+        assertEquals(5, next.remaining());
+        DdpUntaggedSegment s = (DdpUntaggedSegment) next.nextSegment();
+        try {
+            assertTrue(s.isLast());
+            assertEquals(0x41, s.rsvdUlp());
+            assertEquals(7, s.rsvdUlp2());
+            assertEquals(1, s.qn());
+            assertEquals(1, s.msn());
+            assertEquals(0, s.mo(), "the offset starts again");
+            assertArrayEquals(expected, ByteBufUtil.getBytes(s.payload()));
+            org.junit.jupiter.api.Assertions.assertSame(payload, s.payload(),
+                    "handed on, not copied: the old message's copyEachSegment is gone");
+        } finally {
+            s.release();
+        }
+        next.recycle();
+    }
 }

@@ -17,7 +17,9 @@ import java.util.ArrayDeque;
  * resumes on {@code channelWritabilityChanged}. One message is finished before the next starts, so
  * two unfinished messages of one buffer model never interleave (Linux siw fails the stream then).
  *
- * <p>A message's promise completes with its last segment's write. Confined to the event loop.
+ * <p>A message's promise completes with its last segment's write. A message goes back to its segmenter
+ * once its last segment was written or it was dropped (no allocation per message). Confined to the
+ * event loop.
  */
 final class Transmitter {
     /** No completion promise for a queued message. */
@@ -46,6 +48,7 @@ final class Transmitter {
     void enqueue(DdpOutboundMessage message, ChannelPromise done) {
         if (closed) {
             message.discard();
+            message.recycle();
             if (done != null) {
                 done.tryFailure(new ClosedChannelException());
             }
@@ -73,6 +76,7 @@ final class Transmitter {
             ChannelPromise promise = ctx.voidPromise();
             if (!m.hasNextSegment()) {
                 queue.poll();
+                m.recycle(); // the segment is its own object: nothing refers to the message any more
                 Object done = queue.poll();
                 if (done != NO_PROMISE) {
                     promise = (ChannelPromise) done;
@@ -122,6 +126,7 @@ final class Transmitter {
         Object m;
         while ((m = queue.poll()) != null) {
             ((DdpOutboundMessage) m).discard();
+            ((DdpOutboundMessage) m).recycle();
             Object done = queue.poll();
             if (done != NO_PROMISE) {
                 ((ChannelPromise) done).tryFailure(new IllegalStateException(why));
