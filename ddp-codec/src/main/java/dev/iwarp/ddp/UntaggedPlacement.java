@@ -8,7 +8,9 @@ import java.util.Objects;
  * What {@link UntaggedReceiveQueue#place} did with one segment: {@link Kind#PLACED} (more segments of
  * the message to come), {@link Kind#DELIVERED} (the L=1 segment completed the message, RFC 5041 §5.4:
  * context, QN, MSN, message length and RsvdULP for the ULP) or {@link Kind#ERROR} (nothing placed).
- * PLACED and ERROR results are shared constants; only a delivery allocates.
+ * PLACED and ERROR results are shared constants. A DELIVERED result is its queue's own object, filled
+ * again by the queue's next delivery: take what it says before the next {@code place} on that queue
+ * (issue 13: no allocation per message received).
  *
  * @param <T> the context posted with the buffer
  */
@@ -27,12 +29,12 @@ public final class UntaggedPlacement<T> {
 
     private final Kind kind;
     private final DdpError error;
-    private final T context;
-    private final int qn;
-    private final int msn;
-    private final int messageLength;
-    private final int rsvdUlp;
-    private final int rsvdUlp2;
+    private T context;
+    private int qn;
+    private int msn;
+    private int messageLength;
+    private int rsvdUlp;
+    private int rsvdUlp2;
 
     private UntaggedPlacement(Kind kind, DdpError error, T context, int qn, int msn, int messageLength, int rsvdUlp,
                               int rsvdUlp2) {
@@ -56,9 +58,20 @@ public final class UntaggedPlacement<T> {
         return (UntaggedPlacement<T>) ERRORS.get(Objects.requireNonNull(error));
     }
 
-    static <T> UntaggedPlacement<T> delivered(T context, int qn, int msn, int messageLength, int rsvdUlp,
-                                              int rsvdUlp2) {
-        return new UntaggedPlacement<>(Kind.DELIVERED, null, context, qn, msn, messageLength, rsvdUlp, rsvdUlp2);
+    /** A queue's delivery result, to be filled by {@link #deliver} for each message it delivers. */
+    static <T> UntaggedPlacement<T> forDeliveries() {
+        return new UntaggedPlacement<>(Kind.DELIVERED, null, null, 0, 0, 0, 0, 0);
+    }
+
+    /** This delivery result, now saying the given message was delivered. */
+    UntaggedPlacement<T> deliver(T context, int qn, int msn, int messageLength, int rsvdUlp, int rsvdUlp2) {
+        this.context = context;
+        this.qn = qn;
+        this.msn = msn;
+        this.messageLength = messageLength;
+        this.rsvdUlp = rsvdUlp;
+        this.rsvdUlp2 = rsvdUlp2;
+        return this;
     }
 
     /** What happened. */

@@ -31,25 +31,23 @@ import java.util.function.Consumer;
  * @param <T> what the poster wants back with the message (e.g. a work request)
  */
 public final class UntaggedReceiveQueue<T> {
+    /** Posted receives kept for reuse once delivered or flushed (issue 13: no allocation per receive). */
+    private static final int SPARE_MAX = 16;
+
     private static final class Posted<T> {
         /** Where the message goes: a buffer, or a registered region (which may get its memory on demand). */
-        final ByteBuf target;
-        final TaggedBuffer region;
-        final int offset;
-        final int length;
-        final T context;
-
-        Posted(ByteBuf target, TaggedBuffer region, int offset, int length, T context) {
-            this.target = target;
-            this.region = region;
-            this.offset = offset;
-            this.length = length;
-            this.context = context;
-        }
+        ByteBuf target;
+        TaggedBuffer region;
+        int offset;
+        int length;
+        T context;
     }
 
     private final int qn;
     private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>();
+    private final ArrayDeque<Posted<T>> spare = new ArrayDeque<>(SPARE_MAX);
+    /** What {@link #place} returns for each delivery: one object, filled again each time. */
+    private final UntaggedPlacement<T> delivered = UntaggedPlacement.forDeliveries();
     private int expectedMsn;
     private int received;
     private DdpError failure;
@@ -102,7 +100,7 @@ public final class UntaggedReceiveQueue<T> {
             throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " in capacity "
                     + target.capacity());
         }
-        posted.addLast(new Posted<>(target, null, offset, length, context));
+        posted.addLast(posted(target, null, offset, length, context));
     }
 
     /**
@@ -118,12 +116,38 @@ public final class UntaggedReceiveQueue<T> {
             throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " in a region of "
                     + region.length());
         }
-        posted.addLast(new Posted<>(null, region, offset, length, context));
+        posted.addLast(posted(null, region, offset, length, context));
+    }
+
+    private Posted<T> posted(ByteBuf target, TaggedBuffer region, int offset, int length, T context) {
+        Posted<T> p = spare.poll();
+        if (p == null) {
+            p = new Posted<>();
+        }
+        p.target = target;
+        p.region = region;
+        p.offset = offset;
+        p.length = length;
+        p.context = context;
+        return p;
+    }
+
+    /** {@code p} is done with: it forgets what it pointed at and waits to be posted again. */
+    private T recycle(Posted<T> p) {
+        T context = p.context;
+        p.target = null;
+        p.region = null;
+        p.context = null;
+        if (spare.size() < SPARE_MAX) {
+            spare.push(p);
+        }
+        return context;
     }
 
     /**
      * Validates and places one segment (checks above). Ownership: the caller keeps its reference to
-     * {@code segment}; its payload indices are not changed.
+     * {@code segment}; its payload indices are not changed. A delivery's result is valid until the next
+     * call (see {@link UntaggedPlacement}).
      */
     public UntaggedPlacement<T> place(DdpUntaggedSegment segment) {
         if (failure != null) {
@@ -160,7 +184,7 @@ public final class UntaggedReceiveQueue<T> {
         int length = received;
         int msn = expectedMsn++;
         received = 0;
-        return UntaggedPlacement.delivered(buffer.context, qn, msn, length, segment.rsvdUlp(), segment.rsvdUlp2());
+        return delivered.deliver(recycle(buffer), qn, msn, length, segment.rsvdUlp(), segment.rsvdUlp2());
     }
 
     /**
@@ -170,7 +194,7 @@ public final class UntaggedReceiveQueue<T> {
     public void flush(Consumer<? super T> consumer) {
         Posted<T> p;
         while ((p = posted.pollFirst()) != null) {
-            consumer.accept(p.context);
+            consumer.accept(recycle(p));
         }
         received = 0;
     }

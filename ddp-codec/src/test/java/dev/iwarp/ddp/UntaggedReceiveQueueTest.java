@@ -298,4 +298,28 @@ class UntaggedReceiveQueueTest {
         assertNull(wrapping.accept(0));
         assertEquals(1, wrapping.expectedMsn());
     }
+
+    /** A delivery result is the queue's one object, filled again by its next delivery; contexts come back in order. */
+    @Test
+    void eachDeliveryRefillsTheQueuesOneResult() {
+        for (int i = 0; i < 40; i++) { // more than the queue keeps for reuse
+            queue.post(target, i % 4 * 16, 16, "recv " + i);
+        }
+        UntaggedPlacement<String> first = queue.place(seg(true, 0, 1, 0, bytes(3, 1)));
+        assertEquals("recv 0", first.context());
+        assertEquals(3, first.messageLength());
+        for (int i = 1; i < 40; i++) {
+            UntaggedPlacement<String> p = queue.place(seg(true, 0, i + 1, 0, bytes(i % 16, i)));
+            assertSame(first, p, "one result object per queue");
+            assertEquals("recv " + i, p.context(), "posting order");
+            assertEquals(i + 1, p.msn());
+            assertEquals(i % 16, p.messageLength());
+        }
+        List<String> flushed = new ArrayList<>();
+        queue.post(target, 0, 16, "late 1");
+        queue.post(target, 16, 16, "late 2");
+        queue.flush(flushed::add);
+        assertEquals(List.of("late 1", "late 2"), flushed, "reused slots keep their own contexts");
+        assertEquals(0, queue.postedCount());
+    }
 }
