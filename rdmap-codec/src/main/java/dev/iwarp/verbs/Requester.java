@@ -32,12 +32,16 @@ import java.util.Set;
  * matched against the outstanding requests and placed into their sinks. Confined to the event loop.
  */
 final class Requester {
+    /** ORD slots kept for reuse at most. */
+    private static final int SPARE_SLOTS = 64;
     private final StreamState stream;
     private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>();
     /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>();
     /** Started requests in submission order; completions leave in this order (RFC 5040 §5.5). */
     private final ArrayDeque<Started> started = new ArrayDeque<>();
+    /** ORD slots whose completion left, for the next Reads and atomics (issue 13: none allocated per Read). */
+    private final ArrayDeque<Outstanding> spareSlots = new ArrayDeque<>();
     /** QN 3: Atomic Responses to our requests. */
     private MsnWindow atomicResponses;
     private int ord;
@@ -66,7 +70,7 @@ final class Requester {
                 break;
             case READ:
                 // a zero-length Read takes an ORD credit and gets a zero-length Read Response
-                outstanding.add(Outstanding.read(null, 0, 0, 0));
+                outstanding.add(new Outstanding().read(null, 0, 0, 0));
                 stream.tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
                 break;
             case SEND:
@@ -152,7 +156,7 @@ final class Requester {
                         start(new Sent(wr)));
                 break;
             case RDMA_READ:
-                outstanding.add(start(Outstanding.read(wr, sge.region().stag(), sge.to(), sge.length())));
+                outstanding.add(start(slot().read(wr, sge.region().stag(), sge.to(), sge.length())));
                 stream.tx.enqueue(wire.readRequest(new ReadRequestHeader(sge.region().stag(), sge.to(), sge.length(),
                         wr.remoteStag(), wr.remoteTo()), stream.ctx.alloc()), null);
                 requestHeld();
@@ -167,7 +171,7 @@ final class Requester {
                 AtomicOp op = wr.kind() == SendRequest.Kind.ATOMIC_FETCH_ADD ? AtomicOp.FETCH_ADD
                         : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
-                outstanding.add(start(Outstanding.atomic(wr, id)));
+                outstanding.add(start(slot().atomic(wr, id)));
                 stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
                 requestHeld();
@@ -240,10 +244,22 @@ final class Requester {
         Started head;
         while ((head = started.peek()) != null && head.outcome() != null) {
             started.poll();
-            if (!head.outcome().isSuccess() || head.wr().isSignaled()) {
-                stream.sendCq.add(head.outcome());
+            Completion done = head.outcome();
+            boolean report = !done.isSuccess() || head.wr().isSignaled();
+            if (head instanceof Outstanding && spareSlots.size() < SPARE_SLOTS) {
+                // off both queues now: the slot serves a later Read or atomic
+                ((Outstanding) head).clear();
+                spareSlots.push((Outstanding) head);
+            }
+            if (report) {
+                stream.sendCq.add(done);
             }
         }
+    }
+
+    private Outstanding slot() {
+        Outstanding o = spareSlots.poll();
+        return o != null ? o : new Outstanding();
     }
 
     // ------------------------------------------------------------------ responses
