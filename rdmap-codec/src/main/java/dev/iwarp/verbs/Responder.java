@@ -144,33 +144,43 @@ final class Responder {
         }
     }
 
-    /** An RDMA Read Request (RFC 5040 §4.4): the source is validated, the response queued. */
+    /**
+     * An RDMA Read Request (RFC 5040 §4.4): the source is validated, the response queued. The header is
+     * read field by field; a {@link ReadRequestHeader} is made only to quote it in a Terminate.
+     */
     void onReadRequest(DdpUntaggedSegment u) {
         acceptInboundRequest(u, RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
-        ReadRequestHeader h = ReadRequestHeader.decode(u.payload(), u.payload().readerIndex());
-        long size = h.size();
+        ByteBuf in = u.payload();
+        int at = in.readerIndex();
+        int sinkStag = in.getInt(at);
+        long sinkTo = in.getLong(at + 4);
+        long size = in.getUnsignedInt(at + 12);
+        int sourceStag = in.getInt(at + 16);
+        long sourceTo = in.getLong(at + 20);
         int max = stream.pd.device().maxReadSize();
         if (max > 0 && size > max) {
             // a resource this responder will not commit, like a Request beyond IRD: RFC 5040 §7.2 Remote
             // Operation Error 0x07, "catastrophic error, localized to RDMAP Stream", before any STag check so
             // the answer says nothing about the source
-            throw new RdmapException(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM), h, "Read Request of "
-                    + size + " octets, more than the " + max + " served per request");
+            throw new RdmapException(TerminateCause.of(RdmapError.CATASTROPHIC_STREAM),
+                    ReadRequestHeader.decode(in, at), "Read Request of " + size + " octets, more than the " + max
+                    + " served per request");
         }
         if (size == 0) {
-            respondRead(h, Unpooled.EMPTY_BUFFER); // zero-length Read: no validation (RFC 6581 Read RTR)
+            respondRead(sinkStag, sinkTo, Unpooled.EMPTY_BUFFER); // zero-length: no validation (RFC 6581 Read RTR)
             return;
         }
-        TaggedAccessResult r = stream.table.check(h.sourceStag(), stream.pd, h.sourceTo(), size, AccessFlags.REMOTE_READ);
+        TaggedAccessResult r = stream.table.check(sourceStag, stream.pd, sourceTo, size, AccessFlags.REMOTE_READ);
         if (r != TaggedAccessResult.OK) {
-            throw new RdmapException(TerminateCause.of(protectionError(r)), h, "Read Request of " + size
-                    + " octets from " + hex(h.sourceStag()) + "@0x" + Long.toHexString(h.sourceTo()) + ": " + r);
+            throw new RdmapException(TerminateCause.of(protectionError(r)), ReadRequestHeader.decode(in, at),
+                    "Read Request of " + size + " octets from " + hex(sourceStag) + "@0x" + Long.toHexString(sourceTo)
+                    + ": " + r);
         }
-        respondRead(h, stream.table.lookup(h.sourceStag()).read(h.sourceTo(), (int) size));
+        respondRead(sinkStag, sinkTo, stream.table.lookup(sourceStag).read(sourceTo, (int) size));
     }
 
-    private void respondRead(ReadRequestHeader h, ByteBuf data) {
-        DdpOutboundMessage response = stream.wire.readResponse(h.sinkStag(), h.sinkTo(), data);
+    private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
+        DdpOutboundMessage response = stream.wire.readResponse(sinkStag, sinkTo, data);
         if (stream.parameters.digestsPayload()) {
             // the source may be written (by any peer) while the response is out: the lower layer's CRC
             // must cover exactly the octets sent, so each segment carries its own copy
