@@ -17,7 +17,8 @@ import io.netty.buffer.ByteBufAllocator;
  * <p>Ownership: the message owns one reference to its payload from creation; each segment owns its
  * own reference to its slice; the message drops its reference with its last segment, or in
  * {@link #discard()}. Once done, the message may be given back to its segmenter ({@link #recycle()}),
- * which makes a later message of the same object: a sender that does so keeps no reference to it. Not thread-safe: confined to the stream's event loop.
+ * which makes a later message of the same object: a sender that does so keeps no reference to it.
+ * Not thread-safe: confined to the stream's event loop.
  */
 public final class DdpOutboundMessage {
     /** The segmenter that made this message and takes it back ({@link #recycle()}). */
