@@ -50,18 +50,7 @@ final class IwarpServerWire implements ServerWire {
     public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
                            Consumer<WireConnectRequest> requests) throws Exception {
         boolean ift = framing instanceof IftFraming;
-        Channel ch = stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift)));
-        return new Listener() {
-            @Override
-            public InetSocketAddress localAddress() {
-                return (InetSocketAddress) ch.localAddress();
-            }
-
-            @Override
-            public void close() {
-                ch.close().syncUninterruptibly();
-            }
-        };
+        return Listener.of(stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift))));
     }
 
     @Override

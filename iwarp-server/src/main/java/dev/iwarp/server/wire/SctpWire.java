@@ -76,18 +76,7 @@ public final class SctpWire {
             @Override
             public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
                                    Consumer<WireConnectRequest> requests) throws Exception {
-                Channel ch = stack.listen(local, framing, onAccept, r -> requests.accept(request(r)));
-                return new Listener() {
-                    @Override
-                    public InetSocketAddress localAddress() {
-                        return (InetSocketAddress) ch.localAddress();
-                    }
-
-                    @Override
-                    public void close() {
-                        ch.close().syncUninterruptibly();
-                    }
-                };
+                return Listener.of(stack.listen(local, framing, onAccept, r -> requests.accept(request(r))));
             }
 
             @Override

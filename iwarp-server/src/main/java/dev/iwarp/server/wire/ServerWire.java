@@ -43,5 +43,20 @@ public interface ServerWire extends AutoCloseable {
 
         @Override
         void close();
+
+        /** A listener that is the bound channel {@code ch}: closing it closes the channel. */
+        static Listener of(Channel ch) {
+            return new Listener() {
+                @Override
+                public InetSocketAddress localAddress() {
+                    return (InetSocketAddress) ch.localAddress();
+                }
+
+                @Override
+                public void close() {
+                    ch.close().syncUninterruptibly();
+                }
+            };
+        }
     }
 }
