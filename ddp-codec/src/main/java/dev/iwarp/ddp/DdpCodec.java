@@ -21,11 +21,15 @@ import java.util.List;
  * buffer and the segment's payload, so payload octets are never copied. Below a lower layer that
  * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
  * segments pass down unencoded: the framer writes the header octets and the payload without a
- * composite per segment (issue 13).
+ * composite per segment (issue 13). Symmetrically, once an engine directly above asks for it
+ * ({@link #passTaggedUlpdusUp()}), tagged ULPDUs pass up undecoded: no segment object per RDMA Write
+ * or Read Response segment.
  */
 public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
     /** Set once a lower layer that takes segments itself started ({@link LowerLayer#takesSegments()}). */
     private boolean segmentsPassDown;
+    /** Set by {@link #passTaggedUlpdusUp()}. */
+    private boolean taggedPassUp;
 
     @Override
     public boolean acceptOutboundMessage(Object msg) throws Exception {
@@ -44,6 +48,22 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
     /** Whether outbound segments go down unencoded, to a lower layer that frames them itself. */
     public boolean passesSegmentsDown() {
         return segmentsPassDown;
+    }
+
+    /**
+     * From now on a tagged ULPDU passes up as the ULPDU buffer itself, retained, its reader index at the
+     * DDP header, whose length this codec has checked; untagged ULPDUs still pass up as
+     * {@link DdpUntaggedSegment}s. For an engine directly above this codec that reads tagged headers in
+     * place (issue 13); a handler between the two would see those buffers instead of segments.
+     * Call it on the channel's event loop.
+     */
+    public void passTaggedUlpdusUp() {
+        taggedPassUp = true;
+    }
+
+    /** Whether tagged ULPDUs pass up undecoded ({@link #passTaggedUlpdusUp()}). */
+    public boolean passesTaggedUlpdusUp() {
+        return taggedPassUp;
     }
 
     @Override
@@ -69,6 +89,10 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
+        if (taggedPassUp && headerLength(ulpdu) == DdpTaggedSegment.HEADER_LENGTH) {
+            out.add(ulpdu.retain());
+            return;
+        }
         // the ULPDU (a slice the framer made for this segment alone) becomes the payload itself, its
         // reader index past the header: no second slice per segment (issue 13)
         out.add(decode(ulpdu, true));
@@ -86,19 +110,11 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     /** As {@link #decode(ByteBuf)}; with {@code inPlace} the payload is {@code ulpdu} itself, retained, read past the header. */
     private static DdpSegment decode(ByteBuf ulpdu, boolean inPlace) {
+        int headerLength = headerLength(ulpdu);
+        boolean tagged = headerLength == DdpTaggedSegment.HEADER_LENGTH;
         int start = ulpdu.readerIndex();
         int length = ulpdu.readableBytes();
-        if (length < 1) {
-            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "empty ULPDU: no DDP header", null, -1);
-        }
         int control = ulpdu.getUnsignedByte(start);
-        boolean tagged = (control & DdpSegment.FLAG_TAGGED) != 0;
-        int headerLength = tagged ? DdpTaggedSegment.HEADER_LENGTH : DdpUntaggedSegment.HEADER_LENGTH;
-        if (length < headerLength) {
-            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "ULPDU of " + length + " octets cannot hold the "
-                    + headerLength + "-octet " + (tagged ? "tagged" : "untagged") + " DDP header: "
-                    + ByteBufUtil.hexDump(ulpdu, start, length), null, -1);
-        }
         boolean last = (control & DdpSegment.FLAG_LAST) != 0;
         int version = control & DdpSegment.VERSION_MASK;
         int rsvdUlp = ulpdu.getUnsignedByte(start + 1);
@@ -110,5 +126,26 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         }
         return new DdpUntaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getInt(start + 6),
                 ulpdu.getInt(start + 10), ulpdu.getInt(start + 14), payload);
+    }
+
+    /**
+     * The length of the DDP header the ULPDU's T bit announces (RFC 5041 §4.2, §4.3).
+     *
+     * @throws DdpException when the ULPDU is too short to hold it
+     */
+    private static int headerLength(ByteBuf ulpdu) {
+        int start = ulpdu.readerIndex();
+        int length = ulpdu.readableBytes();
+        if (length < 1) {
+            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "empty ULPDU: no DDP header", null, -1);
+        }
+        boolean tagged = (ulpdu.getUnsignedByte(start) & DdpSegment.FLAG_TAGGED) != 0;
+        int headerLength = tagged ? DdpTaggedSegment.HEADER_LENGTH : DdpUntaggedSegment.HEADER_LENGTH;
+        if (length < headerLength) {
+            throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "ULPDU of " + length + " octets cannot hold the "
+                    + headerLength + "-octet " + (tagged ? "tagged" : "untagged") + " DDP header: "
+                    + ByteBufUtil.hexDump(ulpdu, start, length), null, -1);
+        }
+        return headerLength;
     }
 }

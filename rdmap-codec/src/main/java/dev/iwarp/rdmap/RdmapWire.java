@@ -134,22 +134,34 @@ public final class RdmapWire {
      * @throws RdmapException naming the Terminate for the first check that fails
      */
     public RdmapOpcode receive(DdpSegment segment) {
-        if (segment.ddpVersion() != version) {
-            throw new RdmapException(TerminateCause.of(segment.isTagged() ? DdpError.INVALID_DDP_VERSION_TAGGED
-                    : DdpError.INVALID_DDP_VERSION_UNTAGGED), "DDP version " + segment.ddpVersion());
+        return receive(segment.ddpVersion(), segment.isTagged(), segment.rsvdUlp(),
+                segment.isTagged() ? 0 : ((DdpUntaggedSegment) segment).qn());
+    }
+
+    /**
+     * As {@link #receive(DdpSegment)} for a tagged segment whose header is read in place: its DDP version
+     * and RsvdULP octet.
+     */
+    public RdmapOpcode receiveTagged(int ddpVersion, int rsvdUlp) {
+        return receive(ddpVersion, true, rsvdUlp, 0);
+    }
+
+    private RdmapOpcode receive(int ddpVersion, boolean tagged, int control, int qn) {
+        if (ddpVersion != version) {
+            throw new RdmapException(TerminateCause.of(tagged ? DdpError.INVALID_DDP_VERSION_TAGGED
+                    : DdpError.INVALID_DDP_VERSION_UNTAGGED), "DDP version " + ddpVersion);
         }
-        int control = segment.rsvdUlp();
         if (RdmapControl.version(control) != version) {
             throw new RdmapException(RdmapError.INVALID_RDMAP_VERSION, "RDMAP version " + RdmapControl.version(control));
         }
         RdmapOpcode op = RdmapOpcode.fromValue(RdmapControl.opcode(control));
-        if (op == null || op.tagged() != segment.isTagged()) {
+        if (op == null || op.tagged() != tagged) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "opcode 0x"
-                    + Integer.toHexString(RdmapControl.opcode(control)) + (segment.isTagged() ? " tagged" : " untagged"));
+                    + Integer.toHexString(RdmapControl.opcode(control)) + (tagged ? " tagged" : " untagged"));
         }
-        if (!op.tagged() && ((DdpUntaggedSegment) segment).qn() != op.queueNumber()) {
-            throw new RdmapException(TerminateCause.of(DdpError.INVALID_QN), "QN "
-                    + Integer.toUnsignedLong(((DdpUntaggedSegment) segment).qn()) + " for " + op.rfcName());
+        if (!tagged && qn != op.queueNumber()) {
+            throw new RdmapException(TerminateCause.of(DdpError.INVALID_QN), "QN " + Integer.toUnsignedLong(qn)
+                    + " for " + op.rfcName());
         }
         return op;
     }

@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ddp.DdpException;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
@@ -12,11 +13,15 @@ import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapOpcode;
+import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -26,6 +31,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The RDMAP engine of one stream (RFC 5040, RFC 7306), above {@link dev.iwarp.ddp.DdpCodec} and any
@@ -44,6 +50,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private final StreamState stream;
     private final QueuePair qp;
     private final List<Runnable> early = new ArrayList<>();
+    /** Tagged ULPDUs arrive as buffers, their headers unread ({@link DdpCodec#passTaggedUlpdusUp()}). */
+    private boolean taggedUlpdus;
 
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = new QueuePair(this);
@@ -101,6 +109,30 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     // ------------------------------------------------------------------ lifecycle
 
+    /**
+     * Asks the {@link DdpCodec} below to pass tagged ULPDUs up undecoded when no inbound handler sits
+     * between it and this engine: nothing else then expects segments there.
+     */
+    private static boolean readTaggedHeadersInPlace(ChannelHandlerContext ctx) {
+        DdpCodec codec = null;
+        for (Map.Entry<String, ChannelHandler> entry : ctx.pipeline()) {
+            ChannelHandler h = entry.getValue();
+            if (h == ctx.handler()) {
+                break;
+            }
+            if (h instanceof DdpCodec) {
+                codec = (DdpCodec) h;
+            } else if (codec != null && h instanceof ChannelInboundHandler) {
+                codec = null; // it may look at segments: they stay segments
+            }
+        }
+        if (codec == null) {
+            return false;
+        }
+        codec.passTaggedUlpdusUp();
+        return true;
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         List<Runnable> tasks;
@@ -130,6 +162,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private void onEstablished(LlpStartupEvent e) {
         LlpParameters p = e.parameters();
         stream.establish(p, e.lowerLayer());
+        taggedUlpdus = readTaggedHeadersInPlace(stream.ctx);
         boolean initiator = p.role() == LlpRole.INITIATOR;
         RtrMessage rtr = p.rtr();
         stream.awaitingRtr = rtr != null && !initiator; // RFC 6581: established for the ULP once the RTR arrived
@@ -188,25 +221,77 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof DdpSegment)) {
+        DdpSegment seg;
+        ByteBuf ulpdu;
+        if (msg instanceof DdpSegment) {
+            seg = (DdpSegment) msg;
+            ulpdu = null;
+        } else if (taggedUlpdus && msg instanceof ByteBuf) { // a tagged ULPDU, header unread (see onEstablished)
+            seg = null;
+            ulpdu = (ByteBuf) msg;
+        } else {
             ctx.fireChannelRead(msg);
             return;
         }
-        DdpSegment seg = (DdpSegment) msg;
         stream.inReadBatch = true;
+        int header = ulpdu == null ? 0 : ulpdu.readerIndex();
         try {
             if (stream.isRts()) { // after a Terminate nothing more is processed (RFC 5040 §6.2.2)
-                receive(seg);
+                if (seg != null) {
+                    receive(seg);
+                } else {
+                    receiveTagged(ulpdu);
+                }
             }
         } catch (RdmapException e) {
-            stream.terminate(e.terminateCause(), seg, e.readRequest(), e.getMessage());
+            terminate(e.terminateCause(), seg, ulpdu, header, e.readRequest(), e.getMessage());
         } catch (OutOfMemoryError e) {
             // a region registered on demand found no memory (direct memory exhausted): this stream ends, the
             // others go on. RFC 5040 §7.2: Local Catastrophic Error, no header quoted (rdmap.md §7.1)
-            stream.terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, null,
+            terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
                     "no memory to place its message into: " + e.getMessage());
         } finally {
-            seg.release();
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** Terminates for the segment {@code seg}, or the tagged ULPDU whose header starts at {@code header}. */
+    private void terminate(TerminateCause cause, DdpSegment seg, ByteBuf ulpdu, int header,
+                           ReadRequestHeader readRequest, String what) {
+        DdpSegment offending = seg != null ? seg : DdpCodec.decode(ulpdu.readerIndex(header));
+        try {
+            stream.terminate(cause, offending, readRequest, what);
+        } finally {
+            if (seg == null) {
+                offending.release();
+            }
+        }
+    }
+
+    /**
+     * A tagged segment read in place (RFC 5041 §4.2): the same checks and dispatch as {@link #receive},
+     * without a segment object (issue 13).
+     */
+    private void receiveTagged(ByteBuf ulpdu) {
+        if (stream.awaitingRtr) {
+            DdpSegment seg = DdpCodec.decode(ulpdu);
+            try {
+                receive(seg);
+            } finally {
+                seg.release();
+            }
+            return;
+        }
+        int at = ulpdu.readerIndex();
+        int control = ulpdu.getUnsignedByte(at);
+        RdmapOpcode op = stream.wire.receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
+        int stag = ulpdu.getInt(at + 2);
+        long to = ulpdu.getLong(at + 6);
+        ulpdu.readerIndex(at + DdpTaggedSegment.HEADER_LENGTH);
+        if (op == RdmapOpcode.RDMA_WRITE) {
+            stream.responder.onWrite(stag, to, ulpdu);
+        } else {
+            stream.requester.onReadResponse(stag, to, (control & DdpSegment.FLAG_LAST) != 0, ulpdu);
         }
     }
 
@@ -225,12 +310,16 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             return;
         }
         switch (op) {
-            case RDMA_WRITE:
-                stream.responder.onWrite((DdpTaggedSegment) seg);
+            case RDMA_WRITE: {
+                DdpTaggedSegment t = (DdpTaggedSegment) seg;
+                stream.responder.onWrite(t.stag(), t.to(), t.payload());
                 break;
-            case RDMA_READ_RESPONSE:
-                stream.requester.onReadResponse((DdpTaggedSegment) seg);
+            }
+            case RDMA_READ_RESPONSE: {
+                DdpTaggedSegment t = (DdpTaggedSegment) seg;
+                stream.requester.onReadResponse(t.stag(), t.to(), t.isLast(), t.payload());
                 break;
+            }
             case RDMA_READ_REQUEST:
                 stream.responder.onReadRequest((DdpUntaggedSegment) seg);
                 break;

@@ -2,7 +2,6 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
@@ -264,30 +263,33 @@ final class Requester {
 
     // ------------------------------------------------------------------ responses
 
-    /** An RDMA Read Response segment (RFC 5040 §4.5): placed into the oldest outstanding Read's sink. */
-    void onReadResponse(DdpTaggedSegment t) {
+    /**
+     * An RDMA Read Response segment (RFC 5040 §4.5), its payload from {@code payload}'s reader index on:
+     * placed into the oldest outstanding Read's sink.
+     */
+    void onReadResponse(int stag, long to, boolean last, ByteBuf payload) {
         Outstanding o = outstanding.peek();
         if (o == null || o.atomicId != 0) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Read Response without an outstanding Read");
         }
-        int len = t.payloadLength();
-        if (t.stag() != o.sinkStag && !(len == 0 && o.size == 0)) {
+        int len = payload.readableBytes();
+        if (stag != o.sinkStag && !(len == 0 && o.size == 0)) {
             throw new RdmapException(TerminateCause.of(DdpError.INVALID_STAG), "Read Response to "
-                    + Responder.hex(t.stag()) + ", the outstanding Read's sink is " + Responder.hex(o.sinkStag));
+                    + Responder.hex(stag) + ", the outstanding Read's sink is " + Responder.hex(o.sinkStag));
         }
-        if ((len > 0 && t.to() != o.sinkTo + o.received) || (long) o.received + len > o.size) {
+        if ((len > 0 && to != o.sinkTo + o.received) || (long) o.received + len > o.size) {
             throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response TO 0x"
-                    + Long.toHexString(t.to()) + " +" + len + " outside the outstanding Read");
+                    + Long.toHexString(to) + " +" + len + " outside the outstanding Read");
         }
         if (len > 0) {
-            TaggedAccessResult r = stream.table.check(t.stag(), stream.pd, t.to(), len, AccessFlags.LOCAL_WRITE);
+            TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.LOCAL_WRITE);
             if (r != TaggedAccessResult.OK) {
                 throw new RdmapException(TerminateCause.of(r.ddpError()), "Read Response sink: " + r);
             }
-            stream.table.lookup(t.stag()).place(t.to(), t.payload());
+            stream.table.lookup(stag).place(to, payload);
             o.received += len;
         }
-        if (t.isLast()) {
+        if (last) {
             if (o.received != o.size) {
                 throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response of "
                         + o.received + " octets for a Read of " + o.size);

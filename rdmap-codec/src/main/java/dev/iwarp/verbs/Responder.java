@@ -3,7 +3,6 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
@@ -109,20 +108,23 @@ final class Responder {
 
     // ------------------------------------------------------------------ tagged
 
-    /** An RDMA Write segment (RFC 5040 §4.3): validated against the STag table, then placed. */
-    void onWrite(DdpTaggedSegment t) {
-        int len = t.payloadLength();
+    /**
+     * An RDMA Write segment (RFC 5040 §4.3), its payload from {@code payload}'s reader index on: validated
+     * against the STag table, then placed.
+     */
+    void onWrite(int stag, long to, ByteBuf payload) {
+        int len = payload.readableBytes();
         if (len == 0) {
             return; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
         }
-        TaggedAccessResult r = stream.table.check(t.stag(), stream.pd, t.to(), len, AccessFlags.REMOTE_WRITE);
+        TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.REMOTE_WRITE);
         if (r != TaggedAccessResult.OK) {
             // a Write refused for its rights is RDMAP's access rights violation; the rest are DDP's (rdmap.md §8)
             throw new RdmapException(r == TaggedAccessResult.ACCESS_RIGHTS
                     ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
-                    "RDMA Write " + len + " octets to " + hex(t.stag()) + "@0x" + Long.toHexString(t.to()) + ": " + r);
+                    "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
         }
-        stream.table.lookup(t.stag()).place(t.to(), t.payload());
+        stream.table.lookup(stag).place(to, payload);
     }
 
     // ------------------------------------------------------------------ Read and Atomic Requests

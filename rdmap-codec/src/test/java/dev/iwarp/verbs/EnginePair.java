@@ -31,10 +31,20 @@ final class EnginePair {
         this(null, initiatorParams, responderParams);
     }
 
+    /** Default parameters; with {@code inboundBetween} segments reach both engines as objects (see EngineSide). */
+    EnginePair(boolean inboundBetween) {
+        this(null, UnaryOperator.identity(), UnaryOperator.identity(), inboundBetween);
+    }
+
     private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
                        UnaryOperator<LlpParameters.Builder> responderParams) {
-        initiator = new EngineSide(LlpRole.INITIATOR);
-        responder = new EngineSide(LlpRole.RESPONDER, responderDevice);
+        this(responderDevice, initiatorParams, responderParams, false);
+    }
+
+    private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
+                       UnaryOperator<LlpParameters.Builder> responderParams, boolean inboundBetween) {
+        initiator = new EngineSide(LlpRole.INITIATOR, null, inboundBetween);
+        responder = new EngineSide(LlpRole.RESPONDER, responderDevice, inboundBetween);
         responder.establish(responderParams.apply(responder.parameters()).build());
         initiator.establish(initiatorParams.apply(initiator.parameters()).build());
         pump();

@@ -7,6 +7,7 @@ import dev.iwarp.ddp.llp.LlpRole;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -41,13 +42,28 @@ final class EngineSide {
 
     /** A side on {@code shared} (closed by its owner), in a PD of its own; a new device if {@code null}. */
     EngineSide(LlpRole role, RdmaDevice shared) {
+        this(role, shared, false);
+    }
+
+    /**
+     * As {@link #EngineSide(LlpRole, RdmaDevice)}; with {@code inboundBetween} an inbound handler sits between
+     * the codec and the engine, so segments reach the engine as segment objects, tagged ones included.
+     */
+    EngineSide(LlpRole role, RdmaDevice shared, boolean inboundBetween) {
         this.role = role;
         this.ownsDevice = shared == null;
         this.device = shared == null ? new RdmaDevice() : shared;
         this.pd = device.allocPd();
         engine = new RdmaEngine(pd, sendCq, recvCq);
         qp = engine.queuePair();
-        ch = new EmbeddedChannel(llp, new DdpCodec(), new Tap(written), engine);
+        ch = inboundBetween
+                ? new EmbeddedChannel(llp, new DdpCodec(), new ChannelInboundHandlerAdapter(), new Tap(written), engine)
+                : new EmbeddedChannel(llp, new DdpCodec(), new Tap(written), engine);
+    }
+
+    /** Whether this side's codec passes tagged ULPDUs up undecoded, for the engine to read in place. */
+    boolean taggedHeadersReadInPlace() {
+        return ch.pipeline().get(DdpCodec.class).passesTaggedUlpdusUp();
     }
 
     /** Parameters as a framing would report them: version 1, IRD/ORD 4, no RTR, MULPDU from the fake. */
