@@ -22,14 +22,14 @@ import java.util.List;
  * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
  * segments pass down unencoded: the framer writes the header octets and the payload without a
  * composite per segment (issue 13). Symmetrically, once an engine directly above asks for it
- * ({@link #passTaggedUlpdusUp()}), tagged ULPDUs pass up undecoded: no segment object per RDMA Write
- * or Read Response segment.
+ * ({@link #passUlpdusUp()}), ULPDUs pass up undecoded, their header length checked: no segment object
+ * per incoming segment.
  */
 public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
     /** Set once a lower layer that takes segments itself started ({@link LowerLayer#takesSegments()}). */
     private boolean segmentsPassDown;
-    /** Set by {@link #passTaggedUlpdusUp()}. */
-    private boolean taggedPassUp;
+    /** Set by {@link #passUlpdusUp()}. */
+    private boolean ulpdusPassUp;
 
     @Override
     public boolean acceptOutboundMessage(Object msg) throws Exception {
@@ -51,19 +51,18 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
     }
 
     /**
-     * From now on a tagged ULPDU passes up as the ULPDU buffer itself, retained, its reader index at the
-     * DDP header, whose length this codec has checked; untagged ULPDUs still pass up as
-     * {@link DdpUntaggedSegment}s. For an engine directly above this codec that reads tagged headers in
-     * place (issue 13); a handler between the two would see those buffers instead of segments.
-     * Call it on the channel's event loop.
+     * From now on every ULPDU passes up as the ULPDU buffer itself, retained, its reader index at the DDP
+     * header, once this codec has checked that it holds the header its T bit announces (RFC 5041 §4).
+     * For an engine directly above this codec that reads headers in place (issue 13); a handler between
+     * the two would see those buffers instead of segments. Call it on the channel's event loop.
      */
-    public void passTaggedUlpdusUp() {
-        taggedPassUp = true;
+    public void passUlpdusUp() {
+        ulpdusPassUp = true;
     }
 
-    /** Whether tagged ULPDUs pass up undecoded ({@link #passTaggedUlpdusUp()}). */
-    public boolean passesTaggedUlpdusUp() {
-        return taggedPassUp;
+    /** Whether ULPDUs pass up undecoded ({@link #passUlpdusUp()}). */
+    public boolean passesUlpdusUp() {
+        return ulpdusPassUp;
     }
 
     @Override
@@ -89,7 +88,8 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
-        if (taggedPassUp && headerLength(ulpdu) == DdpTaggedSegment.HEADER_LENGTH) {
+        if (ulpdusPassUp) {
+            headerLength(ulpdu);
             out.add(ulpdu.retain());
             return;
         }

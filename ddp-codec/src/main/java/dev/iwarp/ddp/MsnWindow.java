@@ -78,19 +78,24 @@ public final class MsnWindow {
      * @return {@code null} if accepted, else the error
      */
     public DdpError accept(DdpUntaggedSegment segment) {
-        if (segment.qn() != qn) {
+        return accept(segment.qn(), segment.msn(), segment.mo());
+    }
+
+    /** As {@link #accept(DdpUntaggedSegment)} for a segment whose header was read in place. */
+    public DdpError accept(int segmentQn, int msn, int mo) {
+        if (segmentQn != qn) {
             return DdpError.INVALID_QN;
         }
-        if (segment.msn() != expectedMsn) {
+        if (msn != expectedMsn) {
             return DdpError.INVALID_MSN_RANGE;
         }
         if (credits == 0) {
             return DdpError.INVALID_MSN_NO_BUFFER;
         }
-        if (segment.mo() != 0) {
+        if (mo != 0) {
             return DdpError.INVALID_MO;
         }
-        return accept(segment.msn());
+        return accept(msn);
     }
 
     /**

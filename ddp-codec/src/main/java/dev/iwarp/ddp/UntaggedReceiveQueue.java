@@ -150,23 +150,32 @@ public final class UntaggedReceiveQueue<T> {
      * call (see {@link UntaggedPlacement}).
      */
     public UntaggedPlacement<T> place(DdpUntaggedSegment segment) {
+        return place(segment.qn(), segment.msn(), segment.mo(), segment.isLast(), segment.rsvdUlp(),
+                segment.rsvdUlp2(), segment.content());
+    }
+
+    /**
+     * As {@link #place(DdpUntaggedSegment)} for a segment whose header was read in place: its header
+     * fields, and its payload from {@code payload}'s reader index on (indices unchanged).
+     */
+    public UntaggedPlacement<T> place(int segmentQn, int msn, int mo, boolean last, int rsvdUlp, int rsvdUlp2,
+                                      ByteBuf payload) {
         if (failure != null) {
             return UntaggedPlacement.error(failure);
         }
-        if (segment.qn() != qn) {
+        if (segmentQn != qn) {
             return fail(DdpError.INVALID_QN);
         }
-        if (segment.msn() != expectedMsn) {
+        if (msn != expectedMsn) {
             return fail(DdpError.INVALID_MSN_RANGE);
         }
         Posted<T> buffer = posted.peekFirst();
         if (buffer == null) {
             return fail(DdpError.INVALID_MSN_NO_BUFFER);
         }
-        if (segment.mo() != received) {
+        if (mo != received) {
             return fail(DdpError.INVALID_MO);
         }
-        ByteBuf payload = segment.content();
         int len = payload.readableBytes();
         if (len > buffer.length - received) {
             return fail(DdpError.MESSAGE_TOO_LONG);
@@ -177,14 +186,14 @@ public final class UntaggedReceiveQueue<T> {
             buffer.region.placeAt(buffer.offset + received, payload, payload.readerIndex(), len);
         }
         received += len;
-        if (!segment.isLast()) {
+        if (!last) {
             return UntaggedPlacement.placed();
         }
         posted.pollFirst();
         int length = received;
-        int msn = expectedMsn++;
+        int deliveredMsn = expectedMsn++;
         received = 0;
-        return delivered.deliver(recycle(buffer), qn, msn, length, segment.rsvdUlp(), segment.rsvdUlp2());
+        return delivered.deliver(recycle(buffer), qn, deliveredMsn, length, rsvdUlp, rsvdUlp2);
     }
 
     /**

@@ -318,45 +318,43 @@ class DdpCodecTest {
     }
 
     /**
-     * Once asked, tagged ULPDUs pass up as themselves, reader index at the header, for an engine that reads
-     * the header in place (issue 13); untagged ones still pass up decoded, and a short tagged one is still
-     * a local DDP error.
+     * Once asked, ULPDUs pass up as themselves, reader index at the header, for an engine that reads
+     * headers in place (issue 13); one too short for its header is still a local DDP error.
      */
     @Test
-    void taggedUlpdusPassUpUndecodedOnceAsked() {
+    void ulpdusPassUpUndecodedOnceAsked() {
         DdpCodec codec = new DdpCodec();
         EmbeddedChannel ch = new EmbeddedChannel(codec);
-        assertFalse(codec.passesTaggedUlpdusUp());
+        assertFalse(codec.passesUlpdusUp());
         ByteBuf before = ch.alloc().buffer(WRITE_RTR.length).writeBytes(WRITE_RTR);
         assertTrue(ch.writeInbound(before));
         DdpSegment decoded = ch.readInbound();
         assertInstanceOf(DdpTaggedSegment.class, decoded, "a segment until asked");
         decoded.release();
 
-        codec.passTaggedUlpdusUp();
-        assertTrue(codec.passesTaggedUlpdusUp());
-        ByteBuf tagged = ch.alloc().buffer(WRITE_RTR.length).writeBytes(WRITE_RTR);
-        assertTrue(ch.writeInbound(tagged));
-        Object up = ch.readInbound();
-        try {
-            assertTrue(up == tagged, "the ULPDU itself: " + up);
-            assertEquals(0, tagged.readerIndex(), "reader index at the DDP header");
-            assertEquals(WRITE_RTR.length, tagged.readableBytes());
-            assertEquals(1, tagged.refCnt(), "the one reference passed up");
-        } finally {
-            tagged.release();
+        codec.passUlpdusUp();
+        assertTrue(codec.passesUlpdusUp());
+        for (byte[] ulpdu : new byte[][] {WRITE_RTR, RPING_SEND}) {
+            ByteBuf in = ch.alloc().buffer(ulpdu.length).writeBytes(ulpdu);
+            assertTrue(ch.writeInbound(in));
+            Object up = ch.readInbound();
+            try {
+                assertTrue(up == in, "the ULPDU itself: " + up);
+                assertEquals(0, in.readerIndex(), "reader index at the DDP header");
+                assertEquals(ulpdu.length, in.readableBytes());
+                assertEquals(1, in.refCnt(), "the one reference passed up");
+            } finally {
+                in.release();
+            }
         }
 
-        ByteBuf untagged = ch.alloc().buffer(RPING_SEND.length).writeBytes(RPING_SEND);
-        assertTrue(ch.writeInbound(untagged));
-        DdpSegment send = ch.readInbound();
-        assertInstanceOf(DdpUntaggedSegment.class, send, "untagged ULPDUs stay segments");
-        send.release();
-
-        ByteBuf shortTagged = ch.alloc().buffer(13).writeBytes(WRITE_RTR, 0, 13);
-        DdpException e = assertThrows(DdpException.class, () -> ch.writeInbound(shortTagged));
-        assertEquals(DdpError.LOCAL_CATASTROPHIC, e.error());
-        assertEquals(0, shortTagged.refCnt(), "released");
+        byte[][] tooShort = {java.util.Arrays.copyOf(WRITE_RTR, 13), java.util.Arrays.copyOf(RPING_SEND, 17)};
+        for (byte[] ulpdu : tooShort) {
+            ByteBuf in = ch.alloc().buffer(ulpdu.length).writeBytes(ulpdu);
+            DdpException e = assertThrows(DdpException.class, () -> ch.writeInbound(in));
+            assertEquals(DdpError.LOCAL_CATASTROPHIC, e.error());
+            assertEquals(0, in.refCnt(), "released");
+        }
         assertNull(ch.readInbound());
         assertFalse(ch.finish());
     }

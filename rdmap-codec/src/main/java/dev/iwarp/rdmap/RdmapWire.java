@@ -146,6 +146,11 @@ public final class RdmapWire {
         return receive(ddpVersion, true, rsvdUlp, 0);
     }
 
+    /** As {@link #receive(DdpSegment)} for an untagged segment whose header is read in place. */
+    public RdmapOpcode receiveUntagged(int ddpVersion, int rsvdUlp, int qn) {
+        return receive(ddpVersion, false, rsvdUlp, qn);
+    }
+
     private RdmapOpcode receive(int ddpVersion, boolean tagged, int control, int qn) {
         if (ddpVersion != version) {
             throw new RdmapException(TerminateCause.of(tagged ? DdpError.INVALID_DDP_VERSION_TAGGED

@@ -50,8 +50,10 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private final StreamState stream;
     private final QueuePair qp;
     private final List<Runnable> early = new ArrayList<>();
-    /** Tagged ULPDUs arrive as buffers, their headers unread ({@link DdpCodec#passTaggedUlpdusUp()}). */
-    private boolean taggedUlpdus;
+    /** ULPDUs arrive as buffers, their headers unread ({@link DdpCodec#passUlpdusUp()}). */
+    private boolean ulpdusArrive;
+    /** The untagged segment being received. */
+    private final InboundUntagged untagged = new InboundUntagged();
 
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = new QueuePair(this);
@@ -110,10 +112,10 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     // ------------------------------------------------------------------ lifecycle
 
     /**
-     * Asks the {@link DdpCodec} below to pass tagged ULPDUs up undecoded when no inbound handler sits
-     * between it and this engine: nothing else then expects segments there.
+     * Asks the {@link DdpCodec} below to pass ULPDUs up undecoded when no inbound handler sits between it
+     * and this engine: nothing else then expects segments there.
      */
-    private static boolean readTaggedHeadersInPlace(ChannelHandlerContext ctx) {
+    private static boolean readHeadersInPlace(ChannelHandlerContext ctx) {
         DdpCodec codec = null;
         for (Map.Entry<String, ChannelHandler> entry : ctx.pipeline()) {
             ChannelHandler h = entry.getValue();
@@ -129,7 +131,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (codec == null) {
             return false;
         }
-        codec.passTaggedUlpdusUp();
+        codec.passUlpdusUp();
         return true;
     }
 
@@ -162,7 +164,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private void onEstablished(LlpStartupEvent e) {
         LlpParameters p = e.parameters();
         stream.establish(p, e.lowerLayer());
-        taggedUlpdus = readTaggedHeadersInPlace(stream.ctx);
+        ulpdusArrive = readHeadersInPlace(stream.ctx);
         boolean initiator = p.role() == LlpRole.INITIATOR;
         RtrMessage rtr = p.rtr();
         stream.awaitingRtr = rtr != null && !initiator; // RFC 6581: established for the ULP once the RTR arrived
@@ -226,7 +228,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (msg instanceof DdpSegment) {
             seg = (DdpSegment) msg;
             ulpdu = null;
-        } else if (taggedUlpdus && msg instanceof ByteBuf) { // a tagged ULPDU, header unread (see onEstablished)
+        } else if (ulpdusArrive && msg instanceof ByteBuf) { // a ULPDU, its header unread (see onEstablished)
             seg = null;
             ulpdu = (ByteBuf) msg;
         } else {
@@ -240,7 +242,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
                 if (seg != null) {
                     receive(seg);
                 } else {
-                    receiveTagged(ulpdu);
+                    receive(ulpdu);
                 }
             }
         } catch (RdmapException e) {
@@ -251,11 +253,12 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
                     "no memory to place its message into: " + e.getMessage());
         } finally {
+            untagged.clear();
             ReferenceCountUtil.release(msg);
         }
     }
 
-    /** Terminates for the segment {@code seg}, or the tagged ULPDU whose header starts at {@code header}. */
+    /** Terminates for the segment {@code seg}, or for the ULPDU whose header starts at {@code header}. */
     private void terminate(TerminateCause cause, DdpSegment seg, ByteBuf ulpdu, int header,
                            ReadRequestHeader readRequest, String what) {
         DdpSegment offending = seg != null ? seg : DdpCodec.decode(ulpdu.readerIndex(header));
@@ -265,33 +268,6 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             if (seg == null) {
                 offending.release();
             }
-        }
-    }
-
-    /**
-     * A tagged segment read in place (RFC 5041 §4.2): the same checks and dispatch as {@link #receive},
-     * without a segment object (issue 13).
-     */
-    private void receiveTagged(ByteBuf ulpdu) {
-        if (stream.awaitingRtr) {
-            DdpSegment seg = DdpCodec.decode(ulpdu);
-            try {
-                receive(seg);
-            } finally {
-                seg.release();
-            }
-            return;
-        }
-        int at = ulpdu.readerIndex();
-        int control = ulpdu.getUnsignedByte(at);
-        RdmapOpcode op = stream.wire.receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
-        int stag = ulpdu.getInt(at + 2);
-        long to = ulpdu.getLong(at + 6);
-        ulpdu.readerIndex(at + DdpTaggedSegment.HEADER_LENGTH);
-        if (op == RdmapOpcode.RDMA_WRITE) {
-            stream.responder.onWrite(stag, to, ulpdu);
-        } else {
-            stream.requester.onReadResponse(stag, to, (control & DdpSegment.FLAG_LAST) != 0, ulpdu);
         }
     }
 
@@ -309,31 +285,68 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             onRtr(seg, op);
             return;
         }
+        if (seg.isTagged()) {
+            DdpTaggedSegment t = (DdpTaggedSegment) seg;
+            onTagged(op, t.stag(), t.to(), t.isLast(), t.payload());
+        } else {
+            onUntagged(op, untagged.of((DdpUntaggedSegment) seg));
+        }
+    }
+
+    /**
+     * A segment read in place (RFC 5041 §4.2, §4.3): the checks and dispatch of {@link #receive(DdpSegment)}
+     * without a segment object (issue 13). The codec below checked that the header is there.
+     */
+    private void receive(ByteBuf ulpdu) {
+        if (stream.awaitingRtr) { // once per stream: the RTR path takes a segment
+            DdpSegment seg = DdpCodec.decode(ulpdu);
+            try {
+                receive(seg);
+            } finally {
+                seg.release();
+            }
+            return;
+        }
+        int at = ulpdu.readerIndex();
+        int control = ulpdu.getUnsignedByte(at);
+        int version = control & DdpSegment.VERSION_MASK;
+        int rsvdUlp = ulpdu.getUnsignedByte(at + 1);
+        if ((control & DdpSegment.FLAG_TAGGED) == 0) {
+            InboundUntagged u = untagged.read(ulpdu);
+            onUntagged(stream.wire.receiveUntagged(version, rsvdUlp, u.qn), u);
+            return;
+        }
+        RdmapOpcode op = stream.wire.receiveTagged(version, rsvdUlp);
+        int stag = ulpdu.getInt(at + 2);
+        long to = ulpdu.getLong(at + 6);
+        onTagged(op, stag, to, (control & DdpSegment.FLAG_LAST) != 0,
+                ulpdu.readerIndex(at + DdpTaggedSegment.HEADER_LENGTH));
+    }
+
+    private void onTagged(RdmapOpcode op, int stag, long to, boolean last, ByteBuf payload) {
+        if (op == RdmapOpcode.RDMA_WRITE) {
+            stream.responder.onWrite(stag, to, payload);
+        } else {
+            stream.requester.onReadResponse(stag, to, last, payload);
+        }
+    }
+
+    private void onUntagged(RdmapOpcode op, InboundUntagged u) {
         switch (op) {
-            case RDMA_WRITE: {
-                DdpTaggedSegment t = (DdpTaggedSegment) seg;
-                stream.responder.onWrite(t.stag(), t.to(), t.payload());
-                break;
-            }
-            case RDMA_READ_RESPONSE: {
-                DdpTaggedSegment t = (DdpTaggedSegment) seg;
-                stream.requester.onReadResponse(t.stag(), t.to(), t.isLast(), t.payload());
-                break;
-            }
             case RDMA_READ_REQUEST:
-                stream.responder.onReadRequest((DdpUntaggedSegment) seg);
+                stream.responder.onReadRequest(u);
                 break;
             case ATOMIC_REQUEST:
-                stream.responder.onAtomicRequest((DdpUntaggedSegment) seg);
+                stream.responder.onAtomicRequest(u);
                 break;
             case ATOMIC_RESPONSE:
-                stream.requester.onAtomicResponse((DdpUntaggedSegment) seg);
+                stream.requester.onAtomicResponse(u);
                 break;
             case TERMINATE:
-                stream.onPeerTerminate((DdpUntaggedSegment) seg);
+                stream.onPeerTerminate(u.payload);
                 break;
             default: // the Send variants and Immediate Data
-                stream.responder.onSend((DdpUntaggedSegment) seg, op);
+                stream.responder.onSend(u, op);
         }
     }
 
@@ -352,7 +365,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             return;
         }
         if (op == RdmapOpcode.RDMA_READ_REQUEST) {
-            stream.responder.onReadRequest((DdpUntaggedSegment) seg); // answered with a zero-length Read Response
+            // answered with a zero-length Read Response
+            stream.responder.onReadRequest(untagged.of((DdpUntaggedSegment) seg));
         } // a Send RTR needs nothing: the receive queue starts at MSN 2
         stream.established.trySuccess(qp);
         stream.requester.pump(false);

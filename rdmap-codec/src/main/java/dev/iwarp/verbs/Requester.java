@@ -2,7 +2,6 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.AccessFlags;
@@ -304,17 +303,17 @@ final class Requester {
     }
 
     /** An RFC 7306 Atomic Response: the original value goes to the oldest outstanding atomic's result. */
-    void onAtomicResponse(DdpUntaggedSegment u) {
+    void onAtomicResponse(InboundUntagged u) {
         Outstanding o = outstanding.peek();
         if (u.payloadLength() != AtomicResponseHeader.LENGTH || o == null || o.atomicId == 0) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Atomic Response without a matching request");
         }
-        DdpError e = atomicResponses.accept(u);
+        DdpError e = atomicResponses.accept(u.qn, u.msn, u.mo);
         if (e != null) {
-            throw new RdmapException(TerminateCause.of(e), "Atomic Response MSN " + Integer.toUnsignedLong(u.msn()));
+            throw new RdmapException(TerminateCause.of(e), "Atomic Response MSN " + Integer.toUnsignedLong(u.msn));
         }
         atomicResponses.release();
-        AtomicResponseHeader h = AtomicResponseHeader.decode(u.payload(), u.payload().readerIndex());
+        AtomicResponseHeader h = AtomicResponseHeader.decode(u.payload, u.payload.readerIndex());
         if (h.requestId() != o.atomicId) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Atomic Response id " + h.requestId()
                     + ", expected " + o.atomicId);

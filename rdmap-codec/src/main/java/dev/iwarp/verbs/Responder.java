@@ -3,7 +3,6 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
@@ -130,18 +129,18 @@ final class Responder {
     // ------------------------------------------------------------------ Read and Atomic Requests
 
     /** Takes an IRD slot for a Read or Atomic Request (RFC 5040 §5.2, RFC 7306). */
-    private void acceptInboundRequest(DdpUntaggedSegment u, RdmapOpcode op, int headerLength) {
-        if (u.payloadLength() != headerLength || !u.isLast()) {
+    private void acceptInboundRequest(InboundUntagged u, RdmapOpcode op, int headerLength) {
+        if (u.payloadLength() != headerLength || !u.last) {
             throw new RdmapException(RdmapError.CATASTROPHIC_STREAM, op.rfcName() + " with " + u.payloadLength()
                     + " octets of RDMAP header");
         }
-        DdpError e = inboundRequests.accept(u);
+        DdpError e = inboundRequests.accept(u.qn, u.msn, u.mo);
         if (e == DdpError.INVALID_MSN_NO_BUFFER) {
             // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (rdmap.md §5.2)
             throw new RdmapException(RdmapError.CATASTROPHIC_STREAM, op.rfcName() + " beyond IRD " + ird);
         }
         if (e != null) {
-            throw new RdmapException(TerminateCause.of(e), op.rfcName() + " MSN " + Integer.toUnsignedLong(u.msn())
+            throw new RdmapException(TerminateCause.of(e), op.rfcName() + " MSN " + Integer.toUnsignedLong(u.msn)
                     + ": " + e.description());
         }
     }
@@ -150,9 +149,9 @@ final class Responder {
      * An RDMA Read Request (RFC 5040 §4.4): the source is validated, the response queued. The header is
      * read field by field; a {@link ReadRequestHeader} is made only to quote it in a Terminate.
      */
-    void onReadRequest(DdpUntaggedSegment u) {
+    void onReadRequest(InboundUntagged u) {
         acceptInboundRequest(u, RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
-        ByteBuf in = u.payload();
+        ByteBuf in = u.payload;
         int at = in.readerIndex();
         int sinkStag = in.getInt(at);
         long sinkTo = in.getLong(at + 4);
@@ -198,9 +197,9 @@ final class Responder {
     }
 
     /** An RFC 7306 Atomic Request: performed on the 8-aligned target, the original value returned. */
-    void onAtomicRequest(DdpUntaggedSegment u) {
+    void onAtomicRequest(InboundUntagged u) {
         acceptInboundRequest(u, RdmapOpcode.ATOMIC_REQUEST, AtomicRequestHeader.LENGTH);
-        AtomicRequestHeader h = AtomicRequestHeader.decode(u.payload(), u.payload().readerIndex());
+        AtomicRequestHeader h = AtomicRequestHeader.decode(u.payload, u.payload.readerIndex());
         if (h.operation() == null) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "unsupported AtomOp");
         }
@@ -234,31 +233,31 @@ final class Responder {
     // ------------------------------------------------------------------ Sends
 
     /** A Send variant or Immediate Data segment: placed into the next posted receive (RFC 5040 §5.3). */
-    void onSend(DdpUntaggedSegment u, RdmapOpcode op) {
+    void onSend(InboundUntagged u, RdmapOpcode op) {
         takePosted();
         boolean immediate = op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
         long immediateValue = 0;
         UntaggedPlacement<RecvRequest> p;
         if (immediate) {
             // RFC 7306: one segment of exactly 8 octets, reported in the completion, consuming a receive
-            if (u.payloadLength() != ImmediateData.LENGTH || !u.isLast() || u.mo() != 0) {
+            if (u.payloadLength() != ImmediateData.LENGTH || !u.last || u.mo != 0) {
                 throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Immediate Data of " + u.payloadLength()
                         + " octets");
             }
-            immediateValue = u.payload().getLong(u.payload().readerIndex());
-            p = receives.place(u.replace(Unpooled.EMPTY_BUFFER));
+            immediateValue = u.payload.getLong(u.payload.readerIndex());
+            p = receives.place(u.qn, u.msn, u.mo, u.last, u.rsvdUlp, u.rsvdUlp2, Unpooled.EMPTY_BUFFER);
         } else {
-            p = receives.place(u);
+            p = receives.place(u.qn, u.msn, u.mo, u.last, u.rsvdUlp, u.rsvdUlp2, u.payload);
         }
         if (p.isError()) {
             throw new RdmapException(TerminateCause.of(p.error()), op.rfcName() + " MSN "
-                    + Integer.toUnsignedLong(u.msn()) + " MO " + Integer.toUnsignedLong(u.mo()) + " of "
+                    + Integer.toUnsignedLong(u.msn) + " MO " + Integer.toUnsignedLong(u.mo) + " of "
                     + u.payloadLength() + " octets: " + p.error().description());
         }
         if (!p.isDelivered()) {
             return;
         }
-        int stag = u.rsvdUlp2();
+        int stag = u.rsvdUlp2;
         if (op.invalidates()) {
             invalidate(stag); // RFC 5040 §5.3: invalidate before delivering
         }

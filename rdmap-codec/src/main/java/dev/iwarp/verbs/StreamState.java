@@ -2,7 +2,6 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpSegmenter;
-import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LowerLayer;
@@ -10,6 +9,7 @@ import dev.iwarp.rdmap.RdmapWire;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
@@ -106,11 +106,14 @@ final class StreamState {
         flushAll(WcStatus.WR_FLUSH_ERR, why);
     }
 
-    /** RFC 5040 §5.4: the peer's Terminate stops the stream; it is not answered. */
-    void onPeerTerminate(DdpUntaggedSegment u) {
+    /**
+     * RFC 5040 §5.4: the peer's Terminate (its RDMAP payload: {@code terminate}) stops the stream; it is
+     * not answered.
+     */
+    void onPeerTerminate(ByteBuf terminate) {
         TerminateMessage t;
         try {
-            t = TerminateMessage.decode(u.payload());
+            t = TerminateMessage.decode(terminate);
         } catch (RuntimeException e) {
             LOG.warn("{} peer sent an undecodable Terminate ({}); closing", ctx.channel(), e.getMessage());
             toError(WcStatus.FATAL_ERR, "undecodable Terminate");

@@ -61,9 +61,9 @@ final class EngineSide {
                 : new EmbeddedChannel(llp, new DdpCodec(), new Tap(written), engine);
     }
 
-    /** Whether this side's codec passes tagged ULPDUs up undecoded, for the engine to read in place. */
-    boolean taggedHeadersReadInPlace() {
-        return ch.pipeline().get(DdpCodec.class).passesTaggedUlpdusUp();
+    /** Whether this side's codec passes ULPDUs up undecoded, for the engine to read in place. */
+    boolean headersReadInPlace() {
+        return ch.pipeline().get(DdpCodec.class).passesUlpdusUp();
     }
 
     /** Parameters as a framing would report them: version 1, IRD/ORD 4, no RTR, MULPDU from the fake. */
