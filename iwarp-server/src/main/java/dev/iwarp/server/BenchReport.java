@@ -62,6 +62,8 @@ final class BenchReport {
         out.println(RULE);
         out.printf(Locale.ROOT, " Cost (client)   : %s CPU usec/msg, %s bytes allocated/msg (its event loop threads)%n",
                 num(r.cpuMicrosPerMessage(), 2), num(r.allocatedPerMessage(), 0));
+        // MPA's MULPDU follows the path's EMSS after startup: the header's figure may be the startup one
+        out.printf(" Connection end  : %s%n", r.parameters());
         if (r.verifiedOctets() > 0 || r.iterations() == 0) {
             out.printf(" Verify          : %d octets checked (warm-up included), 0 mismatches%n", r.verifiedOctets());
         }

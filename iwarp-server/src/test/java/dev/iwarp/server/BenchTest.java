@@ -217,6 +217,8 @@ class BenchTest {
         assertTrue(text.startsWith("bench write: 2048 octets x 2.50 s, depth 4, 3 connection(s), MPA Rev 2 CRC off\n"),
                 text);
         assertTrue(text.contains(" Connection      : MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU "), text);
+        assertTrue(text.matches("(?s).* Connection end  : MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU \\d+\n.*"), text);
+        assertTrue(text.indexOf(" Connection end  : ") > text.indexOf(" Cost (client)   : "), text);
         assertTrue(text.contains(" Warm-up         : 0.200 s (not measured)"), text);
         int table = text.indexOf(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]    MsgRate[Mpps]");
         assertTrue(table > text.indexOf(" Verify          : off"), text);

@@ -92,10 +92,13 @@ public final class IwarpWire {
         return new IwarpClientWire(stack, ift, null);
     }
 
-    /** The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}. */
+    /**
+     * The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}; for MPA
+     * with the MULPDU in effect now, which follows the path's EMSS after startup (RFC 5044 §4.5).
+     */
     public static String describe(LlpParameters p) {
         if (p.isFraming(MpaParameters.class)) {
-            return describe(p.framing(MpaParameters.class));
+            return describe(p.framing(MpaParameters.class), p.mulpdu());
         }
         if (p.isFraming(IftParameters.class)) {
             return IftWire.describe(p.framing(IftParameters.class), p.ird(), p.ord());
@@ -109,10 +112,14 @@ public final class IwarpWire {
      * and the RFC 6581 RTR only when in use.
      */
     public static String describe(MpaParameters p) {
+        return describe(p, p.mulpdu());
+    }
+
+    private static String describe(MpaParameters p, int mulpdu) {
         String markers = p.markersTx() && p.markersRx() ? ", markers on" : p.markersTx() ? ", markers sent only"
                 : p.markersRx() ? ", markers received only" : "";
         return "MPA Rev " + p.revision() + ", CRC " + (p.crc() ? "on" : "off") + markers + ", IRD " + p.ird()
-                + " ORD " + p.ord() + ", MULPDU " + p.mulpdu() + (p.peerToPeer() ? ", peer-to-peer RTR " + p.rtrType() : "");
+                + " ORD " + p.ord() + ", MULPDU " + mulpdu + (p.peerToPeer() ? ", peer-to-peer RTR " + p.rtrType() : "");
     }
 
     private static Access[] map(WireAccess... access) {
