@@ -35,6 +35,7 @@ public final class DdpOutboundMessage {
     private ByteBuf payload;
     private ByteBufAllocator copyInto;
     private int offset;
+    private int segments;
     private boolean started;
     private boolean done;
     /** Given back to its segmenter: waiting to be made into another message. */
@@ -59,6 +60,7 @@ public final class DdpOutboundMessage {
         this.maxPayload = maxPayload;
         copyInto = null;
         offset = 0;
+        segments = 0;
         started = false;
         done = false;
         recycled = false;
@@ -101,6 +103,16 @@ public final class DdpOutboundMessage {
         return !done;
     }
 
+    /** Whether the next segment is the message's last (L=1): its payload is what remains. */
+    public boolean nextSegmentIsLast() {
+        return length - offset <= maxPayload;
+    }
+
+    /** Segments produced so far. */
+    public int segmentsProduced() {
+        return segments;
+    }
+
     /**
      * The next segment; the caller owns it.
      *
@@ -108,12 +120,53 @@ public final class DdpOutboundMessage {
      *                               discarded
      */
     public DdpSegment nextSegment() {
+        int n = nextPayloadLength();
+        boolean last = offset + n == length;
+        long segmentTo = to + offset;
+        int mo = offset;
+        ByteBuf slice = takePayload(n, last);
+        return tagged
+                ? new DdpTaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, segmentTo, slice)
+                : new DdpUntaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, qn, msn, mo, slice);
+    }
+
+    /**
+     * The next segment without a segment object (issue 13): writes its DDP header (RFC 5041 §4.2, §4.3:
+     * 14 octets tagged, 18 untagged; the octets {@link DdpSegment#encodeHeader} writes) to {@code header}
+     * and returns its payload, which the caller owns. Otherwise as {@link #nextSegment()}.
+     *
+     * @throws IllegalStateException when the last segment was already produced or the message was
+     *                               discarded
+     */
+    public ByteBuf nextSegment(ByteBuf header) {
+        int n = nextPayloadLength();
+        boolean last = offset + n == length;
+        int control = (tagged ? DdpSegment.FLAG_TAGGED : 0) | (last ? DdpSegment.FLAG_LAST : 0)
+                | (ddpVersion & DdpSegment.VERSION_MASK);
+        header.writeByte(control);
+        header.writeByte(rsvdUlp);
+        header.writeInt(stagOrRsvdUlp2);
+        if (tagged) {
+            header.writeLong(to + offset);
+        } else {
+            header.writeInt(qn);
+            header.writeInt(msn);
+            header.writeInt(offset);
+        }
+        return takePayload(n, last);
+    }
+
+    private int nextPayloadLength() {
         if (done) {
             throw new IllegalStateException("no segment left");
         }
+        return Math.min(maxPayload, length - offset);
+    }
+
+    /** The next {@code n} payload octets as a slice (or copy), advancing past them. */
+    private ByteBuf takePayload(int n, boolean last) {
         started = true;
-        int n = Math.min(maxPayload, length - offset);
-        boolean last = offset + n == length;
+        segments++;
         ByteBuf slice;
         if (copyInto != null) {
             // the source's getBytes into the copy: between direct buffers with addresses a plain memory
@@ -132,15 +185,12 @@ public final class DdpOutboundMessage {
                 payload.release();
             }
         }
-        DdpSegment s = tagged
-                ? new DdpTaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, to + offset, slice)
-                : new DdpUntaggedSegment(last, ddpVersion, rsvdUlp, stagOrRsvdUlp2, qn, msn, offset, slice);
         offset += n;
         if (last) {
             payload = null;
             done = true;
         }
-        return s;
+        return slice;
     }
 
     /** Drops the segments not produced yet and releases the message's payload reference. Idempotent. */

@@ -249,4 +249,53 @@ class DdpSegmenterTest {
         }
         next.recycle();
     }
+
+    /**
+     * A segment cut without an object ({@link DdpOutboundMessage#nextSegment(ByteBuf)}, issue 13) has exactly the
+     * header octets and payload of the segment object cut from the same message, tagged and untagged, with and
+     * without a copy per segment; {@link DdpOutboundMessage#nextSegmentIsLast()} says beforehand which one is last.
+     */
+    @ParameterizedTest(name = "copy each segment: {0}")
+    @ValueSource(booleans = {false, true})
+    void aSegmentWithoutItsObjectHasTheObjectsOctets(boolean copy) {
+        DdpSegmenter objects = new DdpSegmenter(() -> MULPDU);
+        DdpSegmenter headers = new DdpSegmenter(() -> MULPDU);
+        ByteBuf header = Unpooled.buffer(DdpUntaggedSegment.HEADER_LENGTH);
+        for (boolean tagged : new boolean[] {true, false}) {
+            for (int size : tagged ? SIZES_TAGGED : SIZES_UNTAGGED) {
+                ByteBuf a = message(size);
+                ByteBuf b = message(size);
+                DdpOutboundMessage ma = tagged ? objects.tagged(0x41, STAG, TO, a) : objects.untagged(0x43, STAG, 0, a);
+                DdpOutboundMessage mb = tagged ? headers.tagged(0x41, STAG, TO, b) : headers.untagged(0x43, STAG, 0, b);
+                if (copy) {
+                    ma.copyEachSegment(PooledByteBufAllocator.DEFAULT);
+                    mb.copyEachSegment(PooledByteBufAllocator.DEFAULT);
+                }
+                int segments = 0;
+                while (ma.hasNextSegment()) {
+                    boolean last = mb.nextSegmentIsLast();
+                    DdpSegment s = ma.nextSegment();
+                    header.clear();
+                    ByteBuf payload = mb.nextSegment(header);
+                    segments++;
+                    try {
+                        ByteBuf expected = Unpooled.buffer(DdpUntaggedSegment.HEADER_LENGTH);
+                        s.encodeHeader(expected);
+                        assertArrayEquals(ByteBufUtil.getBytes(expected), ByteBufUtil.getBytes(header),
+                                (tagged ? "tagged " : "untagged ") + size + " segment " + segments);
+                        assertEquals(s.isLast(), last, "nextSegmentIsLast before segment " + segments);
+                        assertArrayEquals(ByteBufUtil.getBytes(s.content()), ByteBufUtil.getBytes(payload));
+                        assertEquals(segments, mb.segmentsProduced());
+                    } finally {
+                        s.release();
+                        payload.release();
+                    }
+                }
+                assertTrue(!mb.hasNextSegment(), "both messages end together");
+                assertEquals(0, a.refCnt(), "every reference to the message's payload went with its segments");
+                assertEquals(0, b.refCnt());
+                assertThrows(IllegalStateException.class, () -> mb.nextSegment(header));
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.ddp.DdpCodec;
+import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpException;
@@ -24,9 +25,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -58,6 +62,23 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof DdpOutboundMessage) { // one write per segment (LowerLayer.takesMessagesFrom)
+            DdpOutboundMessage m = (DdpOutboundMessage) msg;
+            MpaFramer framer = segmentFramer;
+            if (framer == null) {
+                DdpSegment segment = m.nextSegment();
+                try {
+                    ctx.write(DdpCodec.encode(segment, ctx.alloc()), promise);
+                } finally {
+                    segment.release();
+                }
+                return;
+            }
+            header.clear();
+            ByteBuf payload = m.nextSegment(header);
+            framer.writeUlpdu(header, payload, promise); // the payload's reference goes to the framer
+            return;
+        }
         if (!(msg instanceof DdpSegment)) {
             ctx.write(msg, promise);
             return;
@@ -88,7 +109,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
             if (e.isSuccess()) {
                 MpaFramer framer = framer(ctx);
                 segmentFramer = framer.markersTx() ? null : framer;
-                LowerLayer lower = lowerLayer(framer, segmentFramer != null);
+                LowerLayer lower = lowerLayer(ctx, framer, segmentFramer != null);
                 ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
             } else {
                 ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));
@@ -138,11 +159,16 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         return framer;
     }
 
-    private static LowerLayer lowerLayer(MpaFramer framer, boolean takesSegments) {
+    private static LowerLayer lowerLayer(ChannelHandlerContext adapter, MpaFramer framer, boolean takesSegments) {
         return new LowerLayer() {
             @Override
             public boolean takesSegments() {
                 return takesSegments;
+            }
+
+            @Override
+            public boolean takesMessagesFrom(ChannelHandlerContext sender) {
+                return takesSegments && onlyDdpCodecBetween(adapter, sender);
             }
 
             @Override
@@ -160,6 +186,22 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
                 return framer.isTxHeld() ? "no valid FPDU received yet (RFC 5044 §7.1.2 rule 4)" : null;
             }
         };
+    }
+
+    /** Whether no outbound handler but a {@link DdpCodec} sits between {@code adapter} and {@code sender} above it. */
+    static boolean onlyDdpCodecBetween(ChannelHandlerContext adapter, ChannelHandlerContext sender) {
+        boolean above = false;
+        for (Map.Entry<String, ChannelHandler> e : adapter.pipeline()) { // from the head to the tail
+            ChannelHandler h = e.getValue();
+            if (h == adapter.handler()) {
+                above = true;
+            } else if (h == sender.handler()) {
+                return above;
+            } else if (above && h instanceof ChannelOutboundHandler && !(h instanceof DdpCodec)) {
+                return false;
+            }
+        }
+        return false;
     }
 
     private static IwarpConnectionRequest connectionRequest(MpaConnectRequest r) {

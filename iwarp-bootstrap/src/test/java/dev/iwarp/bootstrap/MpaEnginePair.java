@@ -1,6 +1,8 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.llp.LlpStartupEvent;
+import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
@@ -39,8 +41,16 @@ final class MpaEnginePair {
     final ByteArrayOutputStream fromResponder = new ByteArrayOutputStream();
 
     MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa) {
-        responder = new Side(MpaRole.RESPONDER, responderMpa);
-        initiator = new Side(MpaRole.INITIATOR, initiatorMpa);
+        this(initiatorMpa, responderMpa, true);
+    }
+
+    /**
+     * With {@code tap} false nothing sits between the DDP codec and the engine, so the MPA adapter cuts
+     * outbound segments itself ({@code LowerLayer.takesMessagesFrom}) and {@link Side#written} stays empty.
+     */
+    MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa, boolean tap) {
+        responder = new Side(MpaRole.RESPONDER, responderMpa, tap);
+        initiator = new Side(MpaRole.INITIATOR, initiatorMpa, tap);
         pump();
         fromInitiator.reset();
         fromResponder.reset();
@@ -80,26 +90,38 @@ final class MpaEnginePair {
         final EmbeddedChannel ch = new EmbeddedChannel();
         private final List<ByteBuf> allocated = new ArrayList<>();
 
-        Side(MpaRole role, MpaSettings settings) {
+        /** The lower layer the startup announced. */
+        LowerLayer lower;
+
+        Side(MpaRole role, MpaSettings settings, boolean tap) {
             IwarpPipeline.addFraming(ch.pipeline(), role, settings);
             IwarpPipeline.addEngine(ch.pipeline(), engine);
-            ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelOutboundHandlerAdapter() {
-                @Override
-                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                    if (msg instanceof DdpSegment) {
-                        written.add(new DdpHeader((DdpSegment) msg));
+            if (tap) {
+                ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelOutboundHandlerAdapter() {
+                    @Override
+                    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                        if (msg instanceof DdpSegment) {
+                            written.add(new DdpHeader((DdpSegment) msg));
+                        }
+                        ctx.write(msg, promise);
                     }
-                    ctx.write(msg, promise);
-                }
-            });
+                });
+            }
             ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                 @Override
                 public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                     if (evt instanceof MpaConnectRequest) {
                         ((MpaConnectRequest) evt).accept();
+                    } else if (evt instanceof LlpStartupEvent && ((LlpStartupEvent) evt).isSuccess()) {
+                        lower = ((LlpStartupEvent) evt).lowerLayer();
                     }
                 }
             });
+        }
+
+        /** Whether the MPA adapter cuts this side's outbound segments itself. */
+        boolean adapterCutsSegments() {
+            return lower.takesMessagesFrom(ch.pipeline().context(IwarpPipeline.RDMAP));
         }
 
         /** A pooled buffer of {@code size} octets filled with {@code fill}, released at {@link #close()}. */

@@ -1,7 +1,6 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LowerLayer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -18,8 +17,9 @@ import java.util.ArrayDeque;
  * two unfinished messages of one buffer model never interleave (Linux siw fails the stream then).
  *
  * <p>A message's promise completes with its last segment's write. A message goes back to its segmenter
- * once its last segment was written or it was dropped (no allocation per message). Confined to the
- * event loop.
+ * once its last segment was written or it was dropped (no allocation per message). Below an adapter
+ * that takes messages ({@code LowerLayer.takesMessagesFrom}), the message itself is written once per
+ * segment and the adapter cuts the segment: no segment object either. Confined to the event loop.
  */
 final class Transmitter {
     /** No completion promise for a queued message. */
@@ -29,6 +29,8 @@ final class Transmitter {
     private ChannelHandlerContext ctx;
     private LowerLayer lowerLayer;
     private boolean closeWhenDrained;
+    /** Messages go down themselves, one write per segment (LowerLayer.takesMessagesFrom): no segment objects. */
+    private boolean messagesPassDown;
     private boolean closed;
 
     void attach(ChannelHandlerContext ctx) {
@@ -38,6 +40,7 @@ final class Transmitter {
     /** Called once the lower layer is in full operation. */
     void start(LowerLayer lowerLayer) {
         this.lowerLayer = lowerLayer;
+        messagesPassDown = lowerLayer.takesSegments() && lowerLayer.takesMessagesFrom(ctx);
     }
 
     /**
@@ -72,17 +75,23 @@ final class Transmitter {
         boolean wrote = false;
         DdpOutboundMessage m;
         while ((m = (DdpOutboundMessage) queue.peek()) != null && ctx.channel().isWritable()) {
-            DdpSegment segment = m.nextSegment();
+            boolean last = m.nextSegmentIsLast();
             ChannelPromise promise = ctx.voidPromise();
-            if (!m.hasNextSegment()) {
+            if (last) {
                 queue.poll();
-                m.recycle(); // the segment is its own object: nothing refers to the message any more
                 Object done = queue.poll();
                 if (done != NO_PROMISE) {
                     promise = (ChannelPromise) done;
                 }
             }
-            ctx.write(segment, promise);
+            if (messagesPassDown) {
+                writeNextSegmentOf(m, promise);
+            } else {
+                ctx.write(m.nextSegment(), promise);
+            }
+            if (last) {
+                m.recycle(); // written: nothing refers to the message any more
+            }
             wrote = true;
         }
         if (wrote && flush) {
@@ -92,6 +101,21 @@ final class Transmitter {
             closed = true;
             ctx.flush();
             lowerLayer.closeAfterFlush();
+        }
+    }
+
+    /**
+     * The lower layer's adapter takes {@code m}'s next segment in this write (LowerLayer.takesMessagesFrom).
+     * Should the message come back untouched (the pipeline changed since), it is dropped and the stream
+     * fails rather than loop.
+     */
+    private void writeNextSegmentOf(DdpOutboundMessage m, ChannelPromise promise) {
+        int before = m.segmentsProduced();
+        ctx.write(m, promise);
+        if (m.segmentsProduced() == before) {
+            messagesPassDown = false;
+            m.discard();
+            throw new IllegalStateException("no lower layer took the next segment of " + m);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.iwarp.ddp.llp;
 
 import dev.iwarp.ddp.MulpduSource;
+import io.netty.channel.ChannelHandlerContext;
 
 /**
  * The operations DDP and RDMAP invoke on the framing below them, implemented by each framing's
@@ -30,6 +31,19 @@ public interface LowerLayer extends MulpduSource {
      * layer on. By default false.
      */
     default boolean takesSegments() {
+        return false;
+    }
+
+    /**
+     * Whether a sender at {@code sender} may write {@link dev.iwarp.ddp.DdpOutboundMessage}s down to this
+     * lower layer's adapter in place of segments, one write per segment: each write of a message makes
+     * the adapter take that message's next segment at once ({@link
+     * dev.iwarp.ddp.DdpOutboundMessage#nextSegment(io.netty.buffer.ByteBuf)}, no segment object, issue 13)
+     * and use the write's promise for it. Only when the adapter {@linkplain #takesSegments() takes
+     * segments} and no outbound handler but {@link dev.iwarp.ddp.DdpCodec} sits between {@code sender}
+     * and it: a handler there could hold a message, which changes with every write. By default false.
+     */
+    default boolean takesMessagesFrom(ChannelHandlerContext sender) {
         return false;
     }
 }
