@@ -62,29 +62,23 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        MpaFramer framer = segmentFramer;
+        DdpSegment segment;
         if (msg instanceof DdpOutboundMessage) { // one write per segment (LowerLayer.takesMessagesFrom)
             DdpOutboundMessage m = (DdpOutboundMessage) msg;
-            MpaFramer framer = segmentFramer;
-            if (framer == null) {
-                DdpSegment segment = m.nextSegment();
-                try {
-                    ctx.write(DdpCodec.encode(segment, ctx.alloc()), promise);
-                } finally {
-                    segment.release();
-                }
+            if (framer != null) {
+                header.clear();
+                ByteBuf payload = m.nextSegment(header);
+                framer.writeUlpdu(header, payload, promise); // the payload's reference goes to the framer
                 return;
             }
-            header.clear();
-            ByteBuf payload = m.nextSegment(header);
-            framer.writeUlpdu(header, payload, promise); // the payload's reference goes to the framer
-            return;
-        }
-        if (!(msg instanceof DdpSegment)) {
+            segment = m.nextSegment();
+        } else if (msg instanceof DdpSegment) {
+            segment = (DdpSegment) msg;
+        } else {
             ctx.write(msg, promise);
             return;
         }
-        DdpSegment segment = (DdpSegment) msg;
-        MpaFramer framer = segmentFramer;
         if (framer == null) { // not announced as taking segments: encode as DdpCodec would
             try {
                 ctx.write(DdpCodec.encode(segment, ctx.alloc()), promise);
