@@ -84,10 +84,11 @@ final class Transmitter {
                     promise = (ChannelPromise) done;
                 }
             }
-            if (messagesPassDown) {
-                writeNextSegmentOf(m, promise);
-            } else {
+            if (!messagesPassDown) {
                 ctx.write(m.nextSegment(), promise);
+            } else if (!writeNextSegmentOf(m, promise)) {
+                abandon(m, last);
+                return;
             }
             if (last) {
                 m.recycle(); // written: nothing refers to the message any more
@@ -104,19 +105,27 @@ final class Transmitter {
         }
     }
 
-    /**
-     * The lower layer's adapter takes {@code m}'s next segment in this write (LowerLayer.takesMessagesFrom).
-     * Should the message come back untouched (the pipeline changed since), it is dropped and the stream
-     * fails rather than loop.
-     */
-    private void writeNextSegmentOf(DdpOutboundMessage m, ChannelPromise promise) {
+    /** The lower layer's adapter takes {@code m}'s next segment in this write (LowerLayer.takesMessagesFrom). */
+    private boolean writeNextSegmentOf(DdpOutboundMessage m, ChannelPromise promise) {
         int before = m.segmentsProduced();
         ctx.write(m, promise);
-        if (m.segmentsProduced() == before) {
-            messagesPassDown = false;
-            m.discard();
-            throw new IllegalStateException("no lower layer took the next segment of " + m);
-        }
+        return m.segmentsProduced() != before;
+    }
+
+    /**
+     * {@code m} came back uncut: a handler put between the engine and the lower layer after startup holds
+     * it, and the stream cannot go on in order. It closes; what is queued fails.
+     */
+    private void abandon(DdpOutboundMessage m, boolean last) {
+        RdmaEngine.LOG.warn("{} a handler between the RDMA engine and the lower layer held {}; closing",
+                ctx.channel(), m);
+        messagesPassDown = false;
+        if (last) {
+            m.discard(); // no longer queued; its promise went with the write (not recycled: the handler has it)
+        } // else it is still queued, with its promise, and goes with the rest
+        discardQueued("a handler between the RDMA engine and the lower layer held a message");
+        closed = true;
+        ctx.close();
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what is queued goes out, then the lower layer closes. */

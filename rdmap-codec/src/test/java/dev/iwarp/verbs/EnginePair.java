@@ -33,18 +33,26 @@ final class EnginePair {
 
     /** Default parameters; with {@code inboundBetween} segments reach both engines as objects (see EngineSide). */
     EnginePair(boolean inboundBetween) {
-        this(null, UnaryOperator.identity(), UnaryOperator.identity(), inboundBetween);
+        this(null, UnaryOperator.identity(), UnaryOperator.identity(), inboundBetween, false);
+    }
+
+    /** Default parameters over fake lower layers that cut outbound segments themselves (LowerLayer.takesMessagesFrom). */
+    static EnginePair cuttingSegmentsBelow() {
+        return new EnginePair(null, UnaryOperator.identity(), UnaryOperator.identity(), false, true);
     }
 
     private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
                        UnaryOperator<LlpParameters.Builder> responderParams) {
-        this(responderDevice, initiatorParams, responderParams, false);
+        this(responderDevice, initiatorParams, responderParams, false, false);
     }
 
     private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
-                       UnaryOperator<LlpParameters.Builder> responderParams, boolean inboundBetween) {
+                       UnaryOperator<LlpParameters.Builder> responderParams, boolean inboundBetween,
+                       boolean cutsSegments) {
         initiator = new EngineSide(LlpRole.INITIATOR, null, inboundBetween);
         responder = new EngineSide(LlpRole.RESPONDER, responderDevice, inboundBetween);
+        initiator.llp.cutsSegments = cutsSegments;
+        responder.llp.cutsSegments = cutsSegments;
         responder.establish(responderParams.apply(responder.parameters()).build());
         initiator.establish(initiatorParams.apply(initiator.parameters()).build());
         pump();

@@ -1,13 +1,21 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.DdpCodec;
+import dev.iwarp.ddp.DdpOutboundMessage;
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A framing that is no framing: it honours the lower-layer contract and nothing else, so the engine
@@ -23,6 +31,11 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
     /** When set, {@link #transmitHoldReason()} reports it and ULPDUs written are dropped at the close. */
     String holdReason;
     int closeAfterFlushCalls;
+    /** Announced before startup: segments and messages come down here, and this cuts them as MPA's adapter does. */
+    boolean cutsSegments;
+    /** With {@link #cutsSegments}: messages are kept here uncut, as a handler holding writes would. */
+    boolean holdsMessages;
+    final List<DdpOutboundMessage> heldMessages = new ArrayList<>();
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -88,7 +101,33 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
     }
 
     @Override
+    public boolean takesSegments() {
+        return cutsSegments;
+    }
+
+    @Override
+    public boolean takesMessagesFrom(ChannelHandlerContext sender) {
+        return cutsSegments;
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof DdpOutboundMessage) { // LowerLayer.takesMessagesFrom: one segment per write
+            if (holdsMessages) {
+                heldMessages.add((DdpOutboundMessage) msg);
+                return;
+            }
+            ByteBuf header = ctx.alloc().buffer(DdpUntaggedSegment.HEADER_LENGTH);
+            ByteBuf payload = ((DdpOutboundMessage) msg).nextSegment(header);
+            msg = ctx.alloc().compositeBuffer(2).addComponents(true, header, payload);
+        } else if (msg instanceof DdpSegment) { // takesSegments without a message: encode as DdpCodec would
+            DdpSegment segment = (DdpSegment) msg;
+            try {
+                msg = DdpCodec.encode(segment, ctx.alloc());
+            } finally {
+                segment.release();
+            }
+        }
         if (holdReason != null) {
             io.netty.util.ReferenceCountUtil.release(msg);
             promise.tryFailure(new IllegalStateException("held: " + holdReason));
