@@ -36,7 +36,7 @@ final class EnginePair {
         this(null, UnaryOperator.identity(), UnaryOperator.identity(), inboundBetween, false);
     }
 
-    /** Default parameters over fake lower layers that cut outbound segments themselves (LowerLayer.takesMessagesFrom). */
+    /** Default parameters over fake lower layers that cut outbound segments themselves (takesMessagesFrom). */
     static EnginePair cuttingSegmentsBelow() {
         return new EnginePair(null, UnaryOperator.identity(), UnaryOperator.identity(), false, true);
     }

@@ -3,7 +3,6 @@ package dev.iwarp.verbs;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,17 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * incoming segment); with an inbound handler between the two it takes segment objects. Both paths place
  * the same octets and quote the same header in a Terminate.
  */
-class HeadersInPlaceTest {
-    private final Regions regions = new Regions();
-    private EnginePair pair;
-
-    @AfterEach
-    void close() {
-        if (pair != null) {
-            pair.close();
-        }
-    }
-
+class HeadersInPlaceTest extends EnginePairTest {
     @ParameterizedTest(name = "inbound handler between codec and engine: {0}")
     @ValueSource(booleans = {false, true})
     void writesReadsAndSendsArePlacedOnEitherPath(boolean inboundBetween) {

@@ -8,7 +8,6 @@ import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,16 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (RFC 5040 §4.7, §7: layer, type, code, M D R, copied headers), both sides' completion statuses, the
  * close, and canaries proving nothing was placed from a refused segment.
  */
-class RdmaEngineErrorsTest {
-    private final Regions regions = new Regions();
-    private EnginePair pair;
-
-    @AfterEach
-    void close() {
-        if (pair != null) {
-            pair.close();
-        }
-    }
+class RdmaEngineErrorsTest extends EnginePairTest {
 
     /** Posts a Read that is still outstanding when the peer's Terminate arrives. */
     private static MemoryRegion armRead(EngineSide a, EngineSide b) {

@@ -5,7 +5,6 @@ import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,16 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Every RDMA operation between two engines over the framing-free fixture, at the sizes that matter,
  * data checked octet for octet and canaries proving nothing was placed outside a region.
  */
-class RdmaEngineOperationsTest {
-    private final Regions regions = new Regions();
-    private EnginePair pair;
-
-    @AfterEach
-    void close() {
-        if (pair != null) {
-            pair.close();
-        }
-    }
+class RdmaEngineOperationsTest extends EnginePairTest {
 
     static Completion next(CompletionQueue cq) {
         Completion c = cq.poll();

@@ -11,7 +11,6 @@ import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.WriteBufferWaterMark;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -30,17 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * message including the Terminate, a lower layer that cannot transmit, startup failure, and transmit
  * backpressure.
  */
-class RdmaEngineStreamTest {
-    private final Regions regions = new Regions();
-    private EnginePair pair;
-
-    @AfterEach
-    void close() {
-        if (pair != null) {
-            pair.close();
-        }
-    }
-
+class RdmaEngineStreamTest extends EnginePairTest {
     @Test
     void llpCrcErrorIsTerminatedAsLayer2WithoutHeaders() {
         pair = new EnginePair();

@@ -1,7 +1,6 @@
 package dev.iwarp.verbs;
 
 import io.netty.buffer.ByteBuf;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static dev.iwarp.verbs.RdmaEngineOperationsTest.next;
@@ -17,17 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * engine writes each DDP message once per segment; should a message come back uncut, the stream closes
  * rather than go on out of order.
  */
-class SegmentsCutBelowTest {
-    private final Regions regions = new Regions();
-    private EnginePair pair;
-
-    @AfterEach
-    void close() {
-        if (pair != null) {
-            pair.close();
-        }
-    }
-
+class SegmentsCutBelowTest extends EnginePairTest {
     @Test
     void everyOperationCrossesALowerLayerThatCutsSegments() {
         pair = EnginePair.cuttingSegmentsBelow();
