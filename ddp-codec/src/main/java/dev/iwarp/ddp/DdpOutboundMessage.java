@@ -141,17 +141,11 @@ public final class DdpOutboundMessage {
     public ByteBuf nextSegment(ByteBuf header) {
         int n = nextPayloadLength();
         boolean last = offset + n == length;
-        int control = (tagged ? DdpSegment.FLAG_TAGGED : 0) | (last ? DdpSegment.FLAG_LAST : 0)
-                | (ddpVersion & DdpSegment.VERSION_MASK);
-        header.writeByte(control);
-        header.writeByte(rsvdUlp);
-        header.writeInt(stagOrRsvdUlp2);
+        int control = DdpSegment.controlOctet(tagged, last, ddpVersion);
         if (tagged) {
-            header.writeLong(to + offset);
+            DdpTaggedSegment.writeHeader(header, control, rsvdUlp, stagOrRsvdUlp2, to + offset);
         } else {
-            header.writeInt(qn);
-            header.writeInt(msn);
-            header.writeInt(offset);
+            DdpUntaggedSegment.writeHeader(header, control, rsvdUlp, stagOrRsvdUlp2, qn, msn, offset);
         }
         return takePayload(n, last);
     }

@@ -54,6 +54,11 @@ public interface DdpSegment extends ByteBufHolder {
 
     /** The control octet. */
     default int controlOctet() {
-        return (isTagged() ? FLAG_TAGGED : 0) | (isLast() ? FLAG_LAST : 0) | (ddpVersion() & VERSION_MASK);
+        return controlOctet(isTagged(), isLast(), ddpVersion());
+    }
+
+    /** The first header octet (RFC 5041 §4.2, §4.3): T and L flags, reserved bits zero, DV. */
+    static int controlOctet(boolean tagged, boolean last, int ddpVersion) {
+        return (tagged ? FLAG_TAGGED : 0) | (last ? FLAG_LAST : 0) | (ddpVersion & VERSION_MASK);
     }
 }

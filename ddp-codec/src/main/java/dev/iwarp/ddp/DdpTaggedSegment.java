@@ -69,7 +69,12 @@ public final class DdpTaggedSegment extends DefaultByteBufHolder implements DdpS
 
     @Override
     public void encodeHeader(ByteBuf out) {
-        out.writeByte(controlOctet());
+        writeHeader(out, controlOctet(), rsvdUlp, stag, to);
+    }
+
+    /** The 14 header octets (RFC 5041 §4.2): control octet, RsvdULP, STag, TO. */
+    static void writeHeader(ByteBuf out, int control, int rsvdUlp, int stag, long to) {
+        out.writeByte(control);
         out.writeByte(rsvdUlp);
         out.writeInt(stag);
         out.writeLong(to);

@@ -83,7 +83,12 @@ public final class DdpUntaggedSegment extends DefaultByteBufHolder implements Dd
 
     @Override
     public void encodeHeader(ByteBuf out) {
-        out.writeByte(controlOctet());
+        writeHeader(out, controlOctet(), rsvdUlp, rsvdUlp2, qn, msn, mo);
+    }
+
+    /** The 18 header octets (RFC 5041 §4.3): control octet, RsvdULP, RsvdULP2, QN, MSN, MO. */
+    static void writeHeader(ByteBuf out, int control, int rsvdUlp, int rsvdUlp2, int qn, int msn, int mo) {
+        out.writeByte(control);
         out.writeByte(rsvdUlp);
         out.writeInt(rsvdUlp2);
         out.writeInt(qn);

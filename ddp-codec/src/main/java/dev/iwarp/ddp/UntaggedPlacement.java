@@ -18,12 +18,12 @@ public final class UntaggedPlacement<T> {
     /** Outcome kinds. */
     public enum Kind { PLACED, DELIVERED, ERROR }
 
-    private static final UntaggedPlacement<?> PLACED = new UntaggedPlacement<>(Kind.PLACED, null, null, 0, 0, 0, 0, 0);
+    private static final UntaggedPlacement<?> PLACED = new UntaggedPlacement<>(Kind.PLACED, null);
     private static final Map<DdpError, UntaggedPlacement<?>> ERRORS = new EnumMap<>(DdpError.class);
 
     static {
         for (DdpError e : DdpError.values()) {
-            ERRORS.put(e, new UntaggedPlacement<>(Kind.ERROR, e, null, 0, 0, 0, 0, 0));
+            ERRORS.put(e, new UntaggedPlacement<>(Kind.ERROR, e));
         }
     }
 
@@ -36,16 +36,10 @@ public final class UntaggedPlacement<T> {
     private int rsvdUlp;
     private int rsvdUlp2;
 
-    private UntaggedPlacement(Kind kind, DdpError error, T context, int qn, int msn, int messageLength, int rsvdUlp,
-                              int rsvdUlp2) {
+    /** A result of {@code kind}; a delivery's fields are filled by {@link #deliver}. */
+    private UntaggedPlacement(Kind kind, DdpError error) {
         this.kind = kind;
         this.error = error;
-        this.context = context;
-        this.qn = qn;
-        this.msn = msn;
-        this.messageLength = messageLength;
-        this.rsvdUlp = rsvdUlp;
-        this.rsvdUlp2 = rsvdUlp2;
     }
 
     @SuppressWarnings("unchecked")
@@ -60,7 +54,7 @@ public final class UntaggedPlacement<T> {
 
     /** A queue's delivery result, to be filled by {@link #deliver} for each message it delivers. */
     static <T> UntaggedPlacement<T> forDeliveries() {
-        return new UntaggedPlacement<>(Kind.DELIVERED, null, null, 0, 0, 0, 0, 0);
+        return new UntaggedPlacement<>(Kind.DELIVERED, null);
     }
 
     /** This delivery result, now saying the given message was delivered. */
