@@ -6,10 +6,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageCodec;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * ULPDU ({@link ByteBuf}, one per MPA FPDU, IFT frame, SCTP message or other framing unit) to {@link DdpSegment} and back
@@ -63,6 +65,28 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
     /** Whether ULPDUs pass up undecoded ({@link #passUlpdusUp()}). */
     public boolean passesUlpdusUp() {
         return ulpdusPassUp;
+    }
+
+    /**
+     * Whether every handler of type {@code kind} strictly between {@code lower} (nearer the head) and
+     * {@code upper} in their pipeline is a {@code DdpCodec}: nothing else of that direction sees what passes
+     * between them. For an engine and a lower layer that hand each other ULPDUs or messages in place of
+     * segments ({@link #passUlpdusUp()}, {@link LowerLayer#takesMessagesFrom}).
+     */
+    public static boolean onlyCodecBetween(ChannelHandlerContext lower, ChannelHandlerContext upper,
+                                           Class<? extends ChannelHandler> kind) {
+        boolean between = false;
+        for (Map.Entry<String, ChannelHandler> e : lower.pipeline()) { // from the head to the tail
+            ChannelHandler h = e.getValue();
+            if (h == lower.handler()) {
+                between = true;
+            } else if (h == upper.handler()) {
+                return between;
+            } else if (between && kind.isInstance(h) && !(h instanceof DdpCodec)) {
+                return false;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -25,12 +25,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -162,7 +160,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
             @Override
             public boolean takesMessagesFrom(ChannelHandlerContext sender) {
-                return takesSegments && onlyDdpCodecBetween(adapter, sender);
+                return takesSegments && DdpCodec.onlyCodecBetween(adapter, sender, ChannelOutboundHandler.class);
             }
 
             @Override
@@ -180,22 +178,6 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
                 return framer.isTxHeld() ? "no valid FPDU received yet (RFC 5044 §7.1.2 rule 4)" : null;
             }
         };
-    }
-
-    /** Whether no outbound handler but a {@link DdpCodec} sits between {@code adapter} and {@code sender} above it. */
-    static boolean onlyDdpCodecBetween(ChannelHandlerContext adapter, ChannelHandlerContext sender) {
-        boolean above = false;
-        for (Map.Entry<String, ChannelHandler> e : adapter.pipeline()) { // from the head to the tail
-            ChannelHandler h = e.getValue();
-            if (h == adapter.handler()) {
-                above = true;
-            } else if (h == sender.handler()) {
-                return above;
-            } else if (above && h instanceof ChannelOutboundHandler && !(h instanceof DdpCodec)) {
-                return false;
-            }
-        }
-        return false;
     }
 
     private static IwarpConnectionRequest connectionRequest(MpaConnectRequest r) {

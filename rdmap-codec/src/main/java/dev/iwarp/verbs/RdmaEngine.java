@@ -19,7 +19,6 @@ import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPromise;
@@ -31,7 +30,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The RDMAP engine of one stream (RFC 5040, RFC 7306), above {@link dev.iwarp.ddp.DdpCodec} and any
@@ -116,22 +114,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
      * and this engine: nothing else then expects segments there.
      */
     private static boolean readHeadersInPlace(ChannelHandlerContext ctx) {
-        DdpCodec codec = null;
-        for (Map.Entry<String, ChannelHandler> entry : ctx.pipeline()) {
-            ChannelHandler h = entry.getValue();
-            if (h == ctx.handler()) {
-                break;
-            }
-            if (h instanceof DdpCodec) {
-                codec = (DdpCodec) h;
-            } else if (codec != null && h instanceof ChannelInboundHandler) {
-                codec = null; // it may look at segments: they stay segments
-            }
+        ChannelHandlerContext codec = ctx.pipeline().context(DdpCodec.class);
+        if (codec == null || !DdpCodec.onlyCodecBetween(codec, ctx, ChannelInboundHandler.class)) {
+            return false; // a handler there may look at segments: they stay segments
         }
-        if (codec == null) {
-            return false;
-        }
-        codec.passUlpdusUp();
+        ((DdpCodec) codec.handler()).passUlpdusUp();
         return true;
     }
 
