@@ -145,11 +145,12 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         ByteBuf payload = inPlace ? ulpdu.retain().readerIndex(start + headerLength)
                 : ulpdu.retainedSlice(start + headerLength, length - headerLength);
         if (tagged) {
-            return new DdpTaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getLong(start + 6),
-                    payload);
+            return new DdpTaggedSegment(last, version, rsvdUlp, DdpTaggedSegment.stag(ulpdu, start),
+                    DdpTaggedSegment.to(ulpdu, start), payload);
         }
-        return new DdpUntaggedSegment(last, version, rsvdUlp, ulpdu.getInt(start + 2), ulpdu.getInt(start + 6),
-                ulpdu.getInt(start + 10), ulpdu.getInt(start + 14), payload);
+        return new DdpUntaggedSegment(last, version, rsvdUlp, DdpUntaggedSegment.rsvdUlp2(ulpdu, start),
+                DdpUntaggedSegment.qn(ulpdu, start), DdpUntaggedSegment.msn(ulpdu, start),
+                DdpUntaggedSegment.mo(ulpdu, start), payload);
     }
 
     /**

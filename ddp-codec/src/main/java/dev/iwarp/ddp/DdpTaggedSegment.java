@@ -72,6 +72,16 @@ public final class DdpTaggedSegment extends DefaultByteBufHolder implements DdpS
         writeHeader(out, controlOctet(), rsvdUlp, stag, to);
     }
 
+    /** The Data Sink STag of the tagged header at {@code header} in {@code ulpdu} (RFC 5041 §4.2), read in place. */
+    public static int stag(ByteBuf ulpdu, int header) {
+        return ulpdu.getInt(header + 2);
+    }
+
+    /** The Data Sink TO of the tagged header at {@code header} in {@code ulpdu} (RFC 5041 §4.2), read in place. */
+    public static long to(ByteBuf ulpdu, int header) {
+        return ulpdu.getLong(header + 6);
+    }
+
     /** The 14 header octets (RFC 5041 §4.2): control octet, RsvdULP, STag, TO. */
     static void writeHeader(ByteBuf out, int control, int rsvdUlp, int stag, long to) {
         out.writeByte(control);

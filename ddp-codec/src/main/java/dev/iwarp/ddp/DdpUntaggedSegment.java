@@ -86,6 +86,26 @@ public final class DdpUntaggedSegment extends DefaultByteBufHolder implements Dd
         writeHeader(out, controlOctet(), rsvdUlp, rsvdUlp2, qn, msn, mo);
     }
 
+    /** RsvdULP2 of the untagged header at {@code header} in {@code ulpdu} (RFC 5041 §4.3), read in place. */
+    public static int rsvdUlp2(ByteBuf ulpdu, int header) {
+        return ulpdu.getInt(header + 2);
+    }
+
+    /** QN of the untagged header at {@code header} in {@code ulpdu}, read in place. */
+    public static int qn(ByteBuf ulpdu, int header) {
+        return ulpdu.getInt(header + 6);
+    }
+
+    /** MSN of the untagged header at {@code header} in {@code ulpdu}, read in place. */
+    public static int msn(ByteBuf ulpdu, int header) {
+        return ulpdu.getInt(header + 10);
+    }
+
+    /** MO of the untagged header at {@code header} in {@code ulpdu}, read in place. */
+    public static int mo(ByteBuf ulpdu, int header) {
+        return ulpdu.getInt(header + 14);
+    }
+
     /** The 18 header octets (RFC 5041 §4.3): control octet, RsvdULP, RsvdULP2, QN, MSN, MO. */
     static void writeHeader(ByteBuf out, int control, int rsvdUlp, int rsvdUlp2, int qn, int msn, int mo) {
         out.writeByte(control);

@@ -2,6 +2,7 @@ package dev.iwarp.bootstrap;
 
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
@@ -134,15 +135,15 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
         if ((control & DdpSegment.FLAG_TAGGED) != 0) {
             // §9.2: Write and Read Response place into the STag at the TO; N only on the Read Response's last
             int flags = last && opcode == RdmapOpcode.RDMA_READ_RESPONSE.value() ? PlacementFlags.NOTIFY_ON_COMPLETION : 0;
-            chunk = PlacementChunk.outbound(PlacementMode.RDMA_PLACEMENT, flags, ulpdu.getInt(start + 2),
-                    ulpdu.getLong(start + 6), ulpdu);
+            chunk = PlacementChunk.outbound(PlacementMode.RDMA_PLACEMENT, flags, DdpTaggedSegment.stag(ulpdu, start),
+                    DdpTaggedSegment.to(ulpdu, start), ulpdu);
         } else {
             boolean invalidate = opcode == RdmapOpcode.SEND_WITH_INVALIDATE.value()
                     || opcode == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE.value();
             int flags = !last ? 0 : invalidate ? PlacementFlags.NOTIFY_ON_COMPLETION | PlacementFlags.RELEASE_TAG
                     : PlacementFlags.NOTIFY_ON_COMPLETION;
             chunk = PlacementChunk.outbound(PlacementMode.NO_PLACEMENT, flags,
-                    invalidate ? ulpdu.getInt(start + 2) : 0, 0, ulpdu);
+                    invalidate ? DdpUntaggedSegment.rsvdUlp2(ulpdu, start) : 0, 0, ulpdu);
         }
         ctx.write(chunk, promise);
     }

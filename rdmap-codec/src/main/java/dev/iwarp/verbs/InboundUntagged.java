@@ -24,10 +24,10 @@ final class InboundUntagged {
         int at = ulpdu.readerIndex();
         last = (ulpdu.getUnsignedByte(at) & DdpSegment.FLAG_LAST) != 0;
         rsvdUlp = ulpdu.getUnsignedByte(at + 1);
-        rsvdUlp2 = ulpdu.getInt(at + 2);
-        qn = ulpdu.getInt(at + 6);
-        msn = ulpdu.getInt(at + 10);
-        mo = ulpdu.getInt(at + 14);
+        rsvdUlp2 = DdpUntaggedSegment.rsvdUlp2(ulpdu, at);
+        qn = DdpUntaggedSegment.qn(ulpdu, at);
+        msn = DdpUntaggedSegment.msn(ulpdu, at);
+        mo = DdpUntaggedSegment.mo(ulpdu, at);
         payload = ulpdu.readerIndex(at + DdpUntaggedSegment.HEADER_LENGTH);
         return this;
     }

@@ -304,8 +304,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             return;
         }
         RdmapOpcode op = stream.wire.receiveTagged(version, rsvdUlp);
-        int stag = ulpdu.getInt(at + 2);
-        long to = ulpdu.getLong(at + 6);
+        int stag = DdpTaggedSegment.stag(ulpdu, at);
+        long to = DdpTaggedSegment.to(ulpdu, at);
         onTagged(op, stag, to, (control & DdpSegment.FLAG_LAST) != 0,
                 ulpdu.readerIndex(at + DdpTaggedSegment.HEADER_LENGTH));
     }
