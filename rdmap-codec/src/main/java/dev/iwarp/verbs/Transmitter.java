@@ -40,7 +40,7 @@ final class Transmitter {
     /** Called once the lower layer is in full operation. */
     void start(LowerLayer lowerLayer) {
         this.lowerLayer = lowerLayer;
-        messagesPassDown = lowerLayer.takesSegments() && lowerLayer.takesMessagesFrom(ctx);
+        messagesPassDown = lowerLayer.takesMessagesFrom(ctx); // implies takesSegments (LowerLayer)
     }
 
     /**
