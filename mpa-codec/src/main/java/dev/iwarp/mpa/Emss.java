@@ -1,6 +1,7 @@
 package dev.iwarp.mpa;
 
 import io.netty.channel.Channel;
+import io.netty.util.concurrent.FastThreadLocal;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -73,10 +74,18 @@ final class Emss {
 
     /** Kept in its own class so the epoll types are only linked when present. */
     private static final class EpollMss {
+        /** TCP_INFO is read into one object per event loop thread (issue 13: not a new one per query). */
+        private static final FastThreadLocal<io.netty.channel.epoll.EpollTcpInfo> INFO = new FastThreadLocal<>() {
+            @Override
+            protected io.netty.channel.epoll.EpollTcpInfo initialValue() {
+                return new io.netty.channel.epoll.EpollTcpInfo();
+            }
+        };
+
         static int of(Channel channel) {
             if (channel instanceof io.netty.channel.epoll.EpollSocketChannel && channel.isActive()) {
                 try {
-                    return (int) ((io.netty.channel.epoll.EpollSocketChannel) channel).tcpInfo().sndMss();
+                    return (int) ((io.netty.channel.epoll.EpollSocketChannel) channel).tcpInfo(INFO.get()).sndMss();
                 } catch (RuntimeException e) {
                     return -1;
                 }

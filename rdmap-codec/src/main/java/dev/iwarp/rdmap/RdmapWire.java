@@ -73,8 +73,18 @@ public final class RdmapWire {
 
     /** An RDMA Read Request (RFC 5040 §4.4): untagged, QN 1, the 28-octet header. */
     public DdpOutboundMessage readRequest(ReadRequestHeader header, ByteBufAllocator alloc) {
+        return readRequest(header.sinkStag(), header.sinkTo(), header.size(), header.sourceStag(), header.sourceTo(),
+                alloc);
+    }
+
+    /** As {@link #readRequest(ReadRequestHeader, ByteBufAllocator)}, from the header's fields (no header object). */
+    public DdpOutboundMessage readRequest(int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo,
+                                          ByteBufAllocator alloc) {
+        if (size < 0 || size > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("RDMA Read Message Size is 32 bits unsigned: " + size);
+        }
         ByteBuf payload = alloc.buffer(ReadRequestHeader.LENGTH);
-        header.encode(payload);
+        ReadRequestHeader.encode(payload, sinkStag, sinkTo, size, sourceStag, sourceTo);
         return single(RdmapOpcode.RDMA_READ_REQUEST, payload);
     }
 

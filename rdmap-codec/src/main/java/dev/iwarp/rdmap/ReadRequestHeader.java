@@ -31,6 +31,11 @@ public record ReadRequestHeader(int sinkStag, long sinkTo, long size, int source
 
     /** Writes the 28 octets at the writer index of {@code out}. */
     public void encode(ByteBuf out) {
+        encode(out, sinkStag, sinkTo, size, sourceStag, sourceTo);
+    }
+
+    /** Writes a header with these fields at the writer index of {@code out}, without a header object. */
+    public static void encode(ByteBuf out, int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo) {
         out.writeInt(sinkStag);
         out.writeLong(sinkTo);
         out.writeInt((int) size);

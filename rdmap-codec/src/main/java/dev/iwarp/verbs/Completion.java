@@ -1,9 +1,9 @@
 package dev.iwarp.verbs;
 
 /**
- * A work completion (libibverbs ibv_wc). Immutable.
+ * A work completion (libibverbs ibv_wc). Immutable: it may be kept.
  */
-public final class Completion {
+public final class Completion implements WorkCompletion {
     private final long wrId;
     private final WcStatus status;
     private final WcOpcode opcode;
@@ -35,60 +35,65 @@ public final class Completion {
         return new Completion(wrId, status, opcode, 0, false, 0, 0, false, detail);
     }
 
-    static Completion receive(long wrId, WcOpcode opcode, int byteLength, boolean invalidated, int invalidatedStag,
+    static Completion success(long wrId, WcOpcode opcode, int byteLength, boolean invalidated, int invalidatedStag,
                               long immediateData, boolean solicited) {
         return new Completion(wrId, WcStatus.SUCCESS, opcode, byteLength, invalidated, invalidatedStag, immediateData,
                 solicited, null);
     }
 
-    /** The work request id given when posting. */
+    @Override
     public long wrId() {
         return wrId;
     }
 
-    /** How the work request completed. */
+    @Override
     public WcStatus status() {
         return status;
     }
 
-    /** Whether the work request completed successfully ({@link WcStatus#SUCCESS}). */
+    @Override
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }
 
-    /** What kind of work request completed. */
+    @Override
     public WcOpcode opcode() {
         return opcode;
     }
 
-    /** Octets received (receives), read (RDMA Read) or sent. */
+    @Override
     public int byteLength() {
         return byteLength;
     }
 
-    /** Whether a Send with Invalidate invalidated one of our STags ({@link #invalidatedStag()}). */
+    @Override
     public boolean hasInvalidatedStag() {
         return invalidated;
     }
 
-    /** The STag the peer's Send with Invalidate invalidated, when {@link #hasInvalidatedStag()}. */
+    @Override
     public int invalidatedStag() {
         return invalidatedStag;
     }
 
-    /** RFC 7306 Immediate Data (receives of Immediate Data), or the original value of an atomic. */
+    @Override
     public long immediateData() {
         return immediateData;
     }
 
-    /** The message asked for a solicited event (SE variants). */
+    @Override
     public boolean solicited() {
         return solicited;
     }
 
-    /** For errors: what happened, e.g. the Terminate the peer sent. {@code null} on success. */
+    @Override
     public String detail() {
         return detail;
+    }
+
+    @Override
+    public Completion toCompletion() {
+        return this;
     }
 
     @Override

@@ -13,12 +13,8 @@ import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.rdmap.RdmapWire;
-import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.DefaultChannelPromise;
 
 import java.util.ArrayDeque;
 import java.util.Set;
@@ -30,16 +26,12 @@ import java.util.Set;
  * matched against the outstanding requests and placed into their sinks. Confined to the event loop.
  */
 final class Requester {
-    /** ORD slots kept for reuse at most. */
-    private static final int SPARE_SLOTS = 64;
     private final StreamState stream;
     private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>();
     /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>();
-    /** Started requests in submission order; completions leave in this order (RFC 5040 §5.5). */
-    private final ArrayDeque<Started> started = new ArrayDeque<>();
-    /** ORD slots whose completion left, for the next Reads and atomics (issue 13: none allocated per Read). */
-    private final ArrayDeque<Outstanding> spareSlots = new ArrayDeque<>();
+    /** Started requests, whose completions leave in submission order, and the objects they reuse. */
+    private final SubmissionOrder order;
     /** QN 3: Atomic Responses to our requests. */
     private MsnWindow atomicResponses;
     private int ord;
@@ -49,6 +41,7 @@ final class Requester {
 
     Requester(StreamState stream) {
         this.stream = stream;
+        order = new SubmissionOrder(stream);
     }
 
     /** RTS: ORD from the lower layer; the Initiator's RFC 6581 RTR goes first. */
@@ -141,7 +134,7 @@ final class Requester {
                 RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
                         ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
                         : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
-                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), start(new Sent(wr)));
+                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), order.startSent(wr));
                 break;
             }
             case RDMA_WRITE:
@@ -151,17 +144,17 @@ final class Requester {
                     return;
                 }
                 stream.tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
-                        start(new Sent(wr)));
+                        order.startSent(wr));
                 break;
             case RDMA_READ:
-                outstanding.add(start(slot().read(wr, sge.region().stag(), sge.to(), sge.length())));
-                stream.tx.enqueue(wire.readRequest(new ReadRequestHeader(sge.region().stag(), sge.to(), sge.length(),
-                        wr.remoteStag(), wr.remoteTo()), stream.ctx.alloc()), null);
+                outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
+                stream.tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
+                        wr.remoteTo(), stream.ctx.alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
                 stream.tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
-                        start(new Sent(wr)));
+                        order.startSent(wr));
                 break;
             case ATOMIC_FETCH_ADD:
             case ATOMIC_SWAP:
@@ -169,7 +162,7 @@ final class Requester {
                 AtomicOp op = wr.kind() == SendRequest.Kind.ATOMIC_FETCH_ADD ? AtomicOp.FETCH_ADD
                         : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
-                outstanding.add(start(slot().atomic(wr, id)));
+                outstanding.add(order.startAtomic(wr, id));
                 stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
                 requestHeld();
@@ -223,41 +216,9 @@ final class Requester {
         return m;
     }
 
-    /** {@code s} joins the started requests, whose completions leave in submission order. */
-    private <S extends Started> S start(S s) {
-        started.add(s);
-        return s;
-    }
-
     /** {@code wr} fails before it started: its completion still waits for every earlier one. */
     private void fail(SendRequest wr, Completion c) {
-        complete(start(new Sent(wr)), c);
-    }
-
-    /** Records a request's outcome and releases completions in submission order. */
-    private void complete(Started s, Completion c) {
-        if (s.outcome() == null) {
-            s.outcome(c);
-        }
-        Started head;
-        while ((head = started.peek()) != null && head.outcome() != null) {
-            started.poll();
-            Completion done = head.outcome();
-            boolean report = !done.isSuccess() || head.wr().isSignaled();
-            if (head instanceof Outstanding && spareSlots.size() < SPARE_SLOTS) {
-                // off both queues now: the slot serves a later Read or atomic
-                ((Outstanding) head).clear();
-                spareSlots.push((Outstanding) head);
-            }
-            if (report) {
-                stream.sendCq.add(done);
-            }
-        }
-    }
-
-    private Outstanding slot() {
-        Outstanding o = spareSlots.poll();
-        return o != null ? o : new Outstanding();
+        order.fail(wr, c);
     }
 
     // ------------------------------------------------------------------ responses
@@ -295,7 +256,7 @@ final class Requester {
             }
             outstanding.poll();
             if (o.wr != null) {
-                complete(o, Completion.success(o.wr.wrId(), WcOpcode.RDMA_READ, o.size));
+                order.succeeded(o, o.size, 0);
             }
             pump(false);
             flushHeldRequestsBeforeResponderRunsDry();
@@ -322,8 +283,7 @@ final class Requester {
         SendRequest wr = o.wr;
         Sge result = wr.local();
         result.region().memory().setLong(result.offset(), h.originalValue());
-        complete(o, new Completion(wr.wrId(), WcStatus.SUCCESS, opcodeOf(wr), 8, false, 0, h.originalValue(),
-                false, null));
+        order.succeeded(o, 8, h.originalValue());
         pump(false);
         flushHeldRequestsBeforeResponderRunsDry();
     }
@@ -336,16 +296,7 @@ final class Requester {
                 o.outcome(Completion.error(o.wr.wrId(), opcodeOf(o.wr), outstandingStatus, why));
             }
         }
-        Started p;
-        while ((p = started.poll()) != null) {
-            // requests handed to the lower layer whose write has not completed yet are flushed too
-            Completion c = p.outcome() != null ? p.outcome()
-                    : Completion.error(p.wr().wrId(), opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
-            p.outcome(c);
-            if (!c.isSuccess() || p.wr().isSignaled()) {
-                stream.sendCq.add(c);
-            }
-        }
+        order.flush(why);
         SendRequest wr;
         while ((wr = sendQueue.poll()) != null) {
             stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
@@ -368,42 +319,6 @@ final class Requester {
                 return WcOpcode.ATOMIC_COMPARE_SWAP;
             default:
                 return WcOpcode.SEND;
-        }
-    }
-
-    /**
-     * A Send, Write or Immediate Data: the promise of its last segment's write, and that promise's listener,
-     * which completes the request once the segment was handed to the lower layer.
-     */
-    private final class Sent extends DefaultChannelPromise implements Started, ChannelFutureListener {
-        private final SendRequest wr;
-        private Completion outcome;
-
-        Sent(SendRequest wr) {
-            super(stream.ctx.channel(), stream.ctx.executor());
-            this.wr = wr;
-            addListener(this);
-        }
-
-        @Override
-        public SendRequest wr() {
-            return wr;
-        }
-
-        @Override
-        public Completion outcome() {
-            return outcome;
-        }
-
-        @Override
-        public void outcome(Completion c) {
-            outcome = c;
-        }
-
-        @Override
-        public void operationComplete(ChannelFuture f) {
-            complete(this, f.isSuccess() ? Completion.success(wr.wrId(), opcodeOf(wr), wr.length())
-                    : Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, String.valueOf(f.cause())));
         }
     }
 }

@@ -18,7 +18,6 @@ import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
@@ -32,6 +31,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * of a refused segment is placed. Confined to the event loop.
  */
 final class Responder {
+    /** Response promises kept for reuse at most. */
+    private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
     /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
     private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>();
@@ -45,12 +46,8 @@ final class Responder {
     private UntaggedReceiveQueue<RecvRequest> receives;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
     private MsnWindow inboundRequests;
-    /** One listener for every response: no capturing lambda per Read (issue 13). */
-    private final ChannelFutureListener irdSlotFreed = f -> {
-        if (f.isSuccess()) {
-            inboundRequests.release();
-        }
-    };
+    /** Promises of responses whose write was reported, for the next responses (issue 13). */
+    private final ArrayDeque<ResponseWritten> spareResponsePromises = new ArrayDeque<>();
     private int ird;
 
     Responder(StreamState stream) {
@@ -193,7 +190,29 @@ final class Responder {
 
     /** The IRD slot frees once the response is written (RFC 5040 §5.2). */
     private ChannelPromise releasesIrdSlot() {
-        return stream.ctx.newPromise().addListener(irdSlotFreed);
+        ResponseWritten p = spareResponsePromises.poll();
+        if (p == null) {
+            return new ResponseWritten();
+        }
+        p.rearm();
+        return p;
+    }
+
+    /** A Read or Atomic Response's write: its IRD slot is free once the response was written. */
+    private final class ResponseWritten extends WritePromise {
+        ResponseWritten() {
+            super(stream.ctx.channel());
+        }
+
+        @Override
+        protected void written(Throwable cause) {
+            if (cause == null) {
+                inboundRequests.release();
+                if (spareResponsePromises.size() < SPARE_RESPONSE_PROMISES) {
+                    spareResponsePromises.push(this); // reported: nothing below holds it any more
+                }
+            }
+        }
     }
 
     /** An RFC 7306 Atomic Request: performed on the 8-aligned target, the original value returned. */
@@ -261,8 +280,8 @@ final class Responder {
         if (op.invalidates()) {
             invalidate(stag); // RFC 5040 §5.3: invalidate before delivering
         }
-        stream.recvCq.add(Completion.receive(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
-                p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent()));
+        stream.recvCq.addSuccess(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
+                p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent());
     }
 
     /**

@@ -7,13 +7,13 @@ import dev.iwarp.bootstrap.tls.TlsCertificates;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.verbs.WorkCompletion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Our stack: two {@link IwarpStack}s (one event loop each) over MPA on 127.0.0.1, driven from
- * completion listeners. Work requests are built once and posted again (they are immutable).
+ * reusing completion listeners (no object per completion). Work requests are built once and posted
+ * again (they are immutable).
  * <ul>
  *   <li>WRITE/READ: {@code depth} RDMA Writes (or Reads, ORD = depth) outstanding; each completion
  *       posts the next.</li>
@@ -76,8 +77,8 @@ final class OursRun extends CompareRun {
         reply = SendRequest.send(0, smr.slice(0, c.size()));
         CompletionQueue sSend = new CompletionQueue();
         CompletionQueue sRecv = new CompletionQueue();
-        sSend.setListener(this::serverSendDone);
-        sRecv.setListener(this::serverReceived);
+        sSend.setReusingListener(this::serverSendDone);
+        sRecv.setReusingListener(this::serverReceived);
         MpaSettings mpa = MpaSettings.builder().crc(c.crc()).ird(c.depth()).ord(c.depth()).build();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         TlsSettings serverTls = c.tls() ? Tls.SERVER : null;
@@ -102,8 +103,8 @@ final class OursRun extends CompareRun {
         };
         CompletionQueue cSend = new CompletionQueue();
         CompletionQueue cRecv = new CompletionQueue();
-        cSend.setListener(this::clientSendDone);
-        cRecv.setListener(this::clientReceived);
+        cSend.setReusingListener(this::clientSendDone);
+        cRecv.setReusingListener(this::clientReceived);
         ConnectOptions opts = ConnectOptions.of(cpd).mpa(mpa).completionQueues(cSend, cRecv).beforeStartup(q -> {
             if (c.op() == CompareCase.Op.PINGPONG || c.op() == CompareCase.Op.PIPELINE) {
                 for (int i = 0; i < RECV_SLOTS + 2; i++) {
@@ -142,9 +143,9 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void clientSendDone(Completion done) {
+    private void clientSendDone(WorkCompletion done) {
         if (!done.isSuccess()) {
-            fail(done);
+            fail(done.toCompletion());
             return;
         }
         if (c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ) {
@@ -155,9 +156,9 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void clientReceived(Completion done) {
+    private void clientReceived(WorkCompletion done) {
         if (!done.isSuccess()) {
-            fail(done);
+            fail(done.toCompletion());
             return;
         }
         qp.postRecv(clientRecv);
@@ -175,15 +176,15 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void serverSendDone(Completion done) {
+    private void serverSendDone(WorkCompletion done) {
         if (!done.isSuccess()) {
-            fail(done);
+            fail(done.toCompletion());
         }
     }
 
-    private void serverReceived(Completion done) {
+    private void serverReceived(WorkCompletion done) {
         if (!done.isSuccess()) {
-            fail(done);
+            fail(done.toCompletion());
             return;
         }
         QueuePair sqp = serverQp;

@@ -1,7 +1,7 @@
 package dev.iwarp.server.wire;
 
 import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.WorkCompletion;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
@@ -78,7 +78,7 @@ final class IftSetup {
     }
 
     /** Takes {@code c} when it is the setup message's; returns false for the ULP's completions. */
-    boolean consume(Completion c) {
+    boolean consume(WorkCompletion c) {
         if (c.wrId() != WR_ID) {
             return false;
         }

@@ -12,7 +12,7 @@ import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.WorkCompletion;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
@@ -192,11 +192,12 @@ public final class IwarpWire {
         volatile byte[] setupData;
 
         Connection(WireCompletionListener listener) {
-            sendCq.setListener(c -> deliver(listener, c, false));
-            recvCq.setListener(c -> deliver(listener, c, true));
+            // the listener takes the fields it needs: no object per completion
+            sendCq.setReusingListener(c -> deliver(listener, c, false));
+            recvCq.setReusingListener(c -> deliver(listener, c, true));
         }
 
-        private void deliver(WireCompletionListener l, Completion c, boolean receive) {
+        private void deliver(WireCompletionListener l, WorkCompletion c, boolean receive) {
             IftSetup s = setup;
             if (s == null || !s.consume(c)) {
                 l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());

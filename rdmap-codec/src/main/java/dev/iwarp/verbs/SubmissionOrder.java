@@ -1,0 +1,174 @@
+package dev.iwarp.verbs;
+
+import io.netty.channel.ChannelPromise;
+
+import java.util.ArrayDeque;
+
+/**
+ * The started requests of one send queue, whose completions leave in submission order (RFC 5040 §5.5:
+ * a Write posted after a Read completes after it), and the per-request objects reused once a completion
+ * left (issue 13): the write promise of a Send, Write or Immediate Data, and the ORD slot of a Read or
+ * atomic. A success whose turn it is leaves at once, as fields the completion queue hands a reusing
+ * listener without a {@link Completion} object. Confined to the event loop.
+ */
+final class SubmissionOrder {
+    /** Objects of each kind kept for reuse at most. */
+    private static final int SPARE = 64;
+    private final StreamState stream;
+    private final ArrayDeque<Started> started = new ArrayDeque<>();
+    /** ORD slots whose completion left, for the next Reads and atomics. */
+    private final ArrayDeque<Outstanding> spareSlots = new ArrayDeque<>();
+    /** Write promises whose write was reported and whose completion left. */
+    private final ArrayDeque<Sent> spareSent = new ArrayDeque<>();
+
+    SubmissionOrder(StreamState stream) {
+        this.stream = stream;
+    }
+
+    /** A started Send, Write or Immediate Data: the promise its message's last write completes. */
+    ChannelPromise startSent(SendRequest wr) {
+        Sent p = spareSent.poll();
+        return start(p != null ? p.rearm(wr) : new Sent(wr));
+    }
+
+    /** A started RDMA Read: its ORD slot. */
+    Outstanding startRead(SendRequest wr, int sinkStag, long sinkTo, int size) {
+        return start(slot().read(wr, sinkStag, sinkTo, size));
+    }
+
+    /** A started atomic, matched by {@code id}: its ORD slot. */
+    Outstanding startAtomic(SendRequest wr, int id) {
+        return start(slot().atomic(wr, id));
+    }
+
+    private Outstanding slot() {
+        Outstanding o = spareSlots.poll();
+        return o != null ? o : new Outstanding();
+    }
+
+    private <S extends Started> S start(S s) {
+        started.add(s);
+        return s;
+    }
+
+    /** {@code wr} fails before it started: its completion still waits for every earlier one. */
+    void fail(SendRequest wr, Completion c) {
+        complete(start(new Sent(wr)), c); // never written: not reused
+    }
+
+    /** Records a request's outcome and releases completions in submission order. */
+    void complete(Started s, Completion c) {
+        if (s.outcome() == null) {
+            s.outcome(c);
+        }
+        releaseCompleted();
+    }
+
+    /**
+     * {@code s} succeeded with {@code byteLength} octets ({@code value}: an atomic's original value). When
+     * every earlier request's completion has left, its own leaves at once, without a {@link Completion}
+     * for a reusing listener; otherwise it waits for them as {@link #complete} has it wait.
+     */
+    void succeeded(Started s, int byteLength, long value) {
+        SendRequest wr = s.wr();
+        if (started.peek() != s || s.outcome() != null) {
+            complete(s, new Completion(wr.wrId(), WcStatus.SUCCESS, Requester.opcodeOf(wr), byteLength, false, 0,
+                    value, false, null));
+            return;
+        }
+        started.poll();
+        reuse(s);
+        if (s instanceof Sent && spareSent.size() < SPARE) {
+            spareSent.push((Sent) s); // its write was reported: nothing below holds it any more
+        }
+        if (wr.isSignaled()) {
+            stream.sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
+        }
+        releaseCompleted();
+    }
+
+    /** Hands on the completions at the head of the started requests whose outcome is known. */
+    private void releaseCompleted() {
+        Started head;
+        while ((head = started.peek()) != null && head.outcome() != null) {
+            started.poll();
+            Completion done = head.outcome();
+            boolean report = !done.isSuccess() || head.wr().isSignaled();
+            reuse(head);
+            if (report) {
+                stream.sendCq.add(done);
+            }
+        }
+    }
+
+    /** An ORD slot off both queues serves a later Read or atomic. */
+    private void reuse(Started s) {
+        if (s instanceof Outstanding && spareSlots.size() < SPARE) {
+            ((Outstanding) s).clear();
+            spareSlots.push((Outstanding) s);
+        }
+    }
+
+    /**
+     * Completes every started request in error, or with its outcome when known (RFC 5041 §6); requests
+     * handed to the lower layer whose write has not completed yet are flushed too.
+     */
+    void flush(String why) {
+        Started p;
+        while ((p = started.poll()) != null) {
+            Completion c = p.outcome() != null ? p.outcome()
+                    : Completion.error(p.wr().wrId(), Requester.opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
+            p.outcome(c);
+            if (!c.isSuccess() || p.wr().isSignaled()) {
+                stream.sendCq.add(c);
+            }
+        }
+    }
+
+    /**
+     * A Send, Write or Immediate Data: the promise of its last segment's write, which completes the request
+     * once the segment was handed to the lower layer. Armed again for a later request once its completion
+     * left in order.
+     */
+    private final class Sent extends WritePromise implements Started {
+        private SendRequest wr;
+        private Completion outcome;
+
+        Sent(SendRequest wr) {
+            super(stream.ctx.channel());
+            this.wr = wr;
+        }
+
+        Sent rearm(SendRequest wr) {
+            rearm();
+            this.wr = wr;
+            outcome = null;
+            return this;
+        }
+
+        @Override
+        public SendRequest wr() {
+            return wr;
+        }
+
+        @Override
+        public Completion outcome() {
+            return outcome;
+        }
+
+        @Override
+        public void outcome(Completion c) {
+            outcome = c;
+        }
+
+        @Override
+        protected void written(Throwable cause) {
+            if (cause == null) {
+                succeeded(this, wr.length(), 0);
+            } else {
+                complete(this, Completion.error(wr.wrId(), Requester.opcodeOf(wr), WcStatus.WR_FLUSH_ERR,
+                        String.valueOf(cause)));
+            }
+        }
+    }
+}
