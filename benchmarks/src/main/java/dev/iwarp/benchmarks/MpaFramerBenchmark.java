@@ -87,6 +87,13 @@ public class MpaFramerBenchmark {
     @Param({"true"})
     public boolean crc;
 
+    /**
+     * ULPDUs lent as the received buffer itself ({@code MpaFramer.lendUlpdus()}, what the RDMA engine asks
+     * for) rather than sliced; markers refuse it, so with markers both values measure slices.
+     */
+    @Param({"false", "true"})
+    public boolean lend;
+
     /** The channel's allocator, used by the framer: {@code adaptive} (Netty 4.2's default) or {@code pooled}. */
     @Param({"adaptive", "pooled"})
     public String allocator;
@@ -135,7 +142,11 @@ public class MpaFramerBenchmark {
     }
 
     private MpaFramer newFramer() {
-        return new MpaFramer(crc, markers, markers, 0xFFFF, MpaSettings.MAX_SEND_ULPDU, false);
+        MpaFramer f = new MpaFramer(crc, markers, markers, 0xFFFF, MpaSettings.MAX_SEND_ULPDU, false);
+        if (lend) {
+            f.lendUlpdus();
+        }
+        return f;
     }
 
     private void setUpEncode() {

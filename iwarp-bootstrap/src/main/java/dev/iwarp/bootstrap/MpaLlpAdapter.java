@@ -26,6 +26,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 
@@ -161,6 +162,15 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
             @Override
             public boolean takesMessagesFrom(ChannelHandlerContext sender) {
                 return takesSegments && DdpCodec.onlyCodecBetween(adapter, sender, ChannelOutboundHandler.class);
+            }
+
+            @Override
+            public boolean lendsUlpdusTo(ChannelHandlerContext receiver) {
+                ChannelHandlerContext framerCtx = adapter.pipeline().context(framer);
+                return framerCtx != null
+                        && DdpCodec.onlyCodecBetween(framerCtx, adapter, ChannelInboundHandler.class)
+                        && DdpCodec.onlyCodecBetween(adapter, receiver, ChannelInboundHandler.class)
+                        && framer.lendUlpdus(); // refused with inbound markers
             }
 
             @Override

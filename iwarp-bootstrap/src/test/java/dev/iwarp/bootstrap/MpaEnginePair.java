@@ -4,6 +4,7 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.mpa.MpaConnectRequest;
+import dev.iwarp.mpa.MpaFramer;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.testkit.Wire;
@@ -49,8 +50,16 @@ final class MpaEnginePair {
      * outbound segments itself ({@code LowerLayer.takesMessagesFrom}) and {@link Side#written} stays empty.
      */
     MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa, boolean tap) {
-        responder = new Side(MpaRole.RESPONDER, responderMpa, tap);
-        initiator = new Side(MpaRole.INITIATOR, initiatorMpa, tap);
+        this(initiatorMpa, responderMpa, tap, false);
+    }
+
+    /**
+     * With {@code inboundBelowAdapter} an inbound handler sits between each MPA framer and its adapter, so
+     * the framer cannot lend ULPDUs ({@code LowerLayer.lendsUlpdusTo}) and makes a slice of each.
+     */
+    MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa, boolean tap, boolean inboundBelowAdapter) {
+        responder = new Side(MpaRole.RESPONDER, responderMpa, tap, inboundBelowAdapter);
+        initiator = new Side(MpaRole.INITIATOR, initiatorMpa, tap, inboundBelowAdapter);
         pump();
         fromInitiator.reset();
         fromResponder.reset();
@@ -93,9 +102,12 @@ final class MpaEnginePair {
         /** The lower layer the startup announced. */
         LowerLayer lower;
 
-        Side(MpaRole role, MpaSettings settings, boolean tap) {
+        Side(MpaRole role, MpaSettings settings, boolean tap, boolean inboundBelowAdapter) {
             IwarpPipeline.addFraming(ch.pipeline(), role, settings);
             IwarpPipeline.addEngine(ch.pipeline(), engine);
+            if (inboundBelowAdapter) {
+                ch.pipeline().addBefore(IwarpPipeline.LLP, "below", new ChannelInboundHandlerAdapter());
+            }
             if (tap) {
                 ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelOutboundHandlerAdapter() {
                     @Override
@@ -117,6 +129,11 @@ final class MpaEnginePair {
                     }
                 }
             });
+        }
+
+        /** Whether this side's MPA framer lends ULPDUs to the engine instead of slicing them. */
+        boolean framerLendsUlpdus() {
+            return ch.pipeline().get(MpaFramer.class).lendsUlpdus();
         }
 
         /** Whether the MPA adapter cuts this side's outbound segments itself. */

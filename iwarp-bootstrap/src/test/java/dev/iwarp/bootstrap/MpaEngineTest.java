@@ -78,6 +78,9 @@ class MpaEngineTest {
         MpaEnginePair.Side b = pair.responder;
         assertEquals(!tap && !markersR, a.adapterCutsSegments(), "initiator sends markers only if the responder asked");
         assertEquals(!tap && !markersI, b.adapterCutsSegments());
+        // the tap is outbound only: a side lends its ULPDUs unless it asked for markers
+        assertEquals(!markersI, a.framerLendsUlpdus());
+        assertEquals(!markersR, b.framerLendsUlpdus());
         MpaParameters mpa = a.qp.connectionParameters().framing(MpaParameters.class);
         assertEquals(crc, mpa.crc());
         assertEquals(markersR, mpa.markersTx());
@@ -114,6 +117,31 @@ class MpaEngineTest {
         for (MpaEnginePair.DdpHeader h : a.written) {
             assertTrue(h.headerLength + h.payloadLength <= mulpdu, "every segment fits MULPDU");
         }
+    }
+
+    @Test
+    void anInboundHandlerBelowTheAdapterKeepsUlpdusAsSlicesAndEveryOperationStillWorks() {
+        pair = new MpaEnginePair(MpaSettings.defaults(), MpaSettings.defaults(), false, true);
+        MpaEnginePair.Side a = pair.initiator;
+        MpaEnginePair.Side b = pair.responder;
+        assertFalse(a.framerLendsUlpdus(), "a handler there could keep the buffer");
+        assertFalse(b.framerLendsUlpdus());
+        int size = 100_000;
+        ByteBuf src = a.buffer(size, 0x3C);
+        MemoryRegion srcMr = a.register(src, Access.LOCAL_WRITE);
+        ByteBuf dst = b.buffer(size, 0);
+        MemoryRegion dstMr = b.register(dst, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        a.qp.postSend(SendRequest.rdmaWrite(1, srcMr.slice(0, size), dstMr.stag(), dstMr.iova()));
+        pair.pump();
+        assertTrue(next(a.sendCq).isSuccess());
+        assertArrayEquals(bytes(src, 0, size), bytes(dst, 0, size));
+        dst.setByte(7, 0x55);
+        ByteBuf sink = a.buffer(size, 0);
+        a.qp.postSend(SendRequest.rdmaRead(2, a.register(sink, Access.LOCAL_WRITE).slice(0, size), dstMr.stag(),
+                dstMr.iova()));
+        pair.pump();
+        assertTrue(next(a.sendCq).isSuccess());
+        assertArrayEquals(bytes(dst, 0, size), bytes(sink, 0, size));
     }
 
     /** A zero-length RDMA Write from the Initiator: the Responder has then received an FPDU (rule 4). */

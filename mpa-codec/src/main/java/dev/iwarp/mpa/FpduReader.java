@@ -50,6 +50,8 @@ final class FpduReader {
     private int fpduUlpduLength;
     private int fpduWireLength;
     private long fpdusReceived;
+    /** ULPDUs pass up as the received buffer itself (MpaFramer#lendUlpdus). */
+    private boolean lend;
 
     FpduReader(boolean crc, boolean markersRx, int maxUlpduLength) {
         this.crc = crc;
@@ -59,12 +61,13 @@ final class FpduReader {
 
     /**
      * Decodes at most one FPDU from {@code in} into {@code out}: one ULPDU is passed on before the
-     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low.
+     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low. Once
+     * {@link #lendUlpdus()} was called and {@code mayLend}, the ULPDU passes up as {@code in} itself.
      *
      * @return whether a valid FPDU was received
      * @throws MpaException code 2 (CRC), 3 (marker) or 5 (ULPDU_Length above the maximum)
      */
-    boolean decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    boolean decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, boolean mayLend) {
         for (;;) {
             switch (state) {
                 case READ_HEADER: {
@@ -87,6 +90,11 @@ final class FpduReader {
                     if (in.readableBytes() < fpduWireLength) {
                         return false;
                     }
+                    if (lend && mayLend) {
+                        state = State.READ_HEADER;
+                        lendFpdu(ctx, in);
+                        return true;
+                    }
                     ByteBuf ulpdu = readFpdu(ctx, in);
                     out.add(ulpdu);
                     state = State.READ_HEADER;
@@ -102,8 +110,54 @@ final class FpduReader {
         }
     }
 
+    void lendUlpdus() {
+        lend = true;
+    }
+
+    boolean lendsUlpdus() {
+        return lend;
+    }
+
+    /**
+     * Checks the FPDU at the reader index of {@code in} and passes its ULPDU up as {@code in} itself, the
+     * indices set to the ULPDU and restored past the FPDU afterwards (no ULPDU object, issue 13).
+     */
+    private void lendFpdu(ChannelHandlerContext ctx, ByteBuf in) {
+        int start = in.readerIndex();
+        int end = in.writerIndex();
+        checkFpdu(ctx, in, start);
+        int ulpduStart = start + fpduLead + LENGTH_FIELD;
+        passed(ctx, fpduWireLength);
+        in.setIndex(ulpduStart, ulpduStart + fpduUlpduLength);
+        in.retain();
+        try {
+            ctx.fireChannelRead(in);
+        } finally {
+            in.setIndex(start + fpduWireLength, end);
+        }
+    }
+
     private ByteBuf readFpdu(ChannelHandlerContext ctx, ByteBuf in) {
         int start = in.readerIndex();
+        checkFpdu(ctx, in, start);
+        ByteBuf ulpdu = extractUlpdu(ctx.alloc(), in, start);
+        in.skipBytes(fpduWireLength);
+        passed(ctx, fpduWireLength);
+        return ulpdu;
+    }
+
+    /** Counts an FPDU of {@code wireLength} octets as received. */
+    private void passed(ChannelHandlerContext ctx, int wireLength) {
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
+                    Integer.toUnsignedLong(rxPos), fpduUlpduLength, wireLength);
+        }
+        rxPos += wireLength;
+        fpdusReceived++;
+    }
+
+    /** The CRC and markers of the FPDU at {@code start} (RFC 5044 §8 codes 2 and 3). */
+    private void checkFpdu(ChannelHandlerContext ctx, ByteBuf in, int start) {
         int crcIndex = start + fpduWireLength - CRC_LENGTH;
         if (crc) {
             rxCrc.reset();
@@ -130,15 +184,6 @@ final class FpduReader {
                 }
             }
         }
-        ByteBuf ulpdu = extractUlpdu(ctx.alloc(), in, start);
-        if (LOG.isTraceEnabled()) {
-            LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
-                    Integer.toUnsignedLong(rxPos), fpduUlpduLength, fpduWireLength);
-        }
-        in.skipBytes(fpduWireLength);
-        rxPos += fpduWireLength;
-        fpdusReceived++;
-        return ulpdu;
     }
 
     private ByteBuf extractUlpdu(ByteBufAllocator alloc, ByteBuf in, int start) {

@@ -134,6 +134,27 @@ public class MpaFramer extends MpaDuplexDecoder {
         return txHeld;
     }
 
+    /**
+     * From now on each ULPDU passes up as the received buffer itself, its indices set to the ULPDU and
+     * retained for the {@code channelRead} that carries it; its indices move on afterwards. No ULPDU
+     * object per FPDU (issue 13). For a handler above that reads each ULPDU within that call, keeps no
+     * reference to the buffer itself and releases it once (a retained slice of it stays valid).
+     * Without inbound markers only (where a marker splits a ULPDU it is a composite of its pieces);
+     * returns whether ULPDUs are lent. Call on the event loop.
+     */
+    public boolean lendUlpdus() {
+        if (markersRx) {
+            return false;
+        }
+        reader.lendUlpdus();
+        return true;
+    }
+
+    /** Whether ULPDUs pass up lent ({@link #lendUlpdus()}). */
+    public boolean lendsUlpdus() {
+        return reader.lendsUlpdus();
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
@@ -212,7 +233,8 @@ public class MpaFramer extends MpaDuplexDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
-        if (reader.decode(ctx, in, out) && txHeld) {
+        // a ULPDU is lent only once rule 4 let writes go: held writes leave before anything it causes
+        if (reader.decode(ctx, in, out, !txHeld) && txHeld) {
             releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
         }
     }

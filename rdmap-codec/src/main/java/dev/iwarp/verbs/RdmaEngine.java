@@ -152,6 +152,10 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         LlpParameters p = e.parameters();
         stream.establish(p, e.lowerLayer());
         ulpdusArrive = readHeadersInPlace(stream.ctx);
+        if (ulpdusArrive && e.lowerLayer() != null) {
+            // every ULPDU is consumed and released within its channelRead: it may be lent
+            e.lowerLayer().lendsUlpdusTo(stream.ctx);
+        }
         boolean initiator = p.role() == LlpRole.INITIATOR;
         RtrMessage rtr = p.rtr();
         stream.awaitingRtr = rtr != null && !initiator; // RFC 6581: established for the ULP once the RTR arrived

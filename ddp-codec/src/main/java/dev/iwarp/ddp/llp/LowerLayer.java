@@ -46,4 +46,16 @@ public interface LowerLayer extends MulpduSource {
     default boolean takesMessagesFrom(ChannelHandlerContext sender) {
         return false;
     }
+
+    /**
+     * Asks this lower layer to hand each ULPDU up to {@code receiver} as a view of its own receive
+     * buffer, lent for the {@code channelRead} that carries it: no ULPDU object per FPDU (issue 13). The
+     * receiver reads it within that call, keeps no reference to the buffer itself (a retained slice of it
+     * stays valid), and releases it once, as any message. Only when no inbound handler but {@link
+     * dev.iwarp.ddp.DdpCodec} sits between this lower layer's adapter and {@code receiver}: another could
+     * keep a buffer whose indices move on. Returns whether ULPDUs are lent from now on; by default false.
+     */
+    default boolean lendsUlpdusTo(ChannelHandlerContext receiver) {
+        return false;
+    }
 }

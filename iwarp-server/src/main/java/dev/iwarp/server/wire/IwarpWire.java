@@ -19,6 +19,7 @@ import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.verbs.Sge;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
@@ -137,8 +138,21 @@ public final class IwarpWire {
     private static final class Region implements WireRegion {
         final MemoryRegion mr;
 
+        /** The last SGE posted: bench and serve post the same slices again and again (issue 13). */
+        private Sge lastSge;
+
         Region(MemoryRegion mr) {
             this.mr = mr;
+        }
+
+        /** An SGE of this region; immutable, so one made on another thread may be used again. */
+        Sge sge(int offset, int length) {
+            Sge s = lastSge;
+            if (s == null || s.offset() != offset || s.length() != length) {
+                s = mr.slice(offset, length);
+                lastSge = s;
+            }
+            return s;
         }
 
         @Override
@@ -224,25 +238,25 @@ public final class IwarpWire {
 
         @Override
         public void postRecv(long wrId, WireRegion local, int offset, int length) {
-            qp.postRecv(RecvRequest.of(wrId, ((Region) local).mr.slice(offset, length)));
+            qp.postRecv(RecvRequest.of(wrId, ((Region) local).sge(offset, length)));
         }
 
         @Override
         public void postSend(long wrId, WireRegion local, int offset, int length) {
-            qp.postSend(SendRequest.send(wrId, ((Region) local).mr.slice(offset, length)));
+            qp.postSend(SendRequest.send(wrId, ((Region) local).sge(offset, length)));
         }
 
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle) {
-            qp.postSend(SendRequest.rdmaRead(wrId, ((Region) local).mr.slice(offset, length), remoteHandle,
+            qp.postSend(SendRequest.rdmaRead(wrId, ((Region) local).sge(offset, length), remoteHandle,
                     remoteAddress));
         }
 
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle) {
-            qp.postSend(SendRequest.rdmaWrite(wrId, ((Region) local).mr.slice(offset, length), remoteHandle,
+            qp.postSend(SendRequest.rdmaWrite(wrId, ((Region) local).sge(offset, length), remoteHandle,
                     remoteAddress));
         }
 
