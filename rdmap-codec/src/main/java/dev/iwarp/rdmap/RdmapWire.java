@@ -80,9 +80,7 @@ public final class RdmapWire {
     /** As {@link #readRequest(ReadRequestHeader, ByteBufAllocator)}, from the header's fields (no header object). */
     public DdpOutboundMessage readRequest(int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo,
                                           ByteBufAllocator alloc) {
-        if (size < 0 || size > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("RDMA Read Message Size is 32 bits unsigned: " + size);
-        }
+        ReadRequestHeader.checkSize(size); // before the buffer is taken
         ByteBuf payload = alloc.buffer(ReadRequestHeader.LENGTH);
         ReadRequestHeader.encode(payload, sinkStag, sinkTo, size, sourceStag, sourceTo);
         return single(RdmapOpcode.RDMA_READ_REQUEST, payload);

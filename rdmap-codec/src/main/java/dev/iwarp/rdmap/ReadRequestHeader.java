@@ -18,6 +18,11 @@ public record ReadRequestHeader(int sinkStag, long sinkTo, long size, int source
     public static final int LENGTH = 28;
 
     public ReadRequestHeader {
+        checkSize(size);
+    }
+
+    /** Refuses an RDMA Read Message Size that does not fit its 32 unsigned bits. */
+    static void checkSize(long size) {
         if (size < 0 || size > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("RDMA Read Message Size is 32 bits unsigned: " + size);
         }
@@ -34,8 +39,11 @@ public record ReadRequestHeader(int sinkStag, long sinkTo, long size, int source
         encode(out, sinkStag, sinkTo, size, sourceStag, sourceTo);
     }
 
-    /** Writes a header with these fields at the writer index of {@code out}, without a header object. */
-    public static void encode(ByteBuf out, int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo) {
+    /**
+     * Writes a header with these fields at the writer index of {@code out}, without a header object;
+     * {@code size} was checked ({@link #checkSize}).
+     */
+    static void encode(ByteBuf out, int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo) {
         out.writeInt(sinkStag);
         out.writeLong(sinkTo);
         out.writeInt((int) size);
