@@ -6,13 +6,9 @@ import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import static dev.iwarp.verbs.RdmaEngineOperationsTest.next;
-import static dev.iwarp.verbs.Regions.bytes;
-import static dev.iwarp.verbs.Regions.fillPattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An engine directly above the DDP codec reads DDP headers in place (issue 13: no segment object per
@@ -28,46 +24,7 @@ class HeadersInPlaceTest extends EnginePairTest {
         EngineSide b = pair.responder;
         assertEquals(!inboundBetween, a.headersReadInPlace());
         assertEquals(!inboundBetween, b.headersReadInPlace());
-        int size = 3 * a.qp.connectionParameters().mulpdu() + 5; // four segments, the last one short
-
-        ByteBuf src = a.buffer(size, 0);
-        fillPattern(src, 11);
-        MemoryRegion srcMr = a.register(src, Access.LOCAL_WRITE);
-        ByteBuf dst = regions.guarded(b, size);
-        MemoryRegion dstMr = b.register(dst, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-        a.qp.postSend(SendRequest.rdmaWrite(1, srcMr.all(), dstMr.stag(), dstMr.iova()));
-        pair.pump();
-        Completion c = next(a.sendCq);
-        assertTrue(c.isSuccess(), c::toString);
-        assertArrayEquals(bytes(src, 0, size), bytes(dst, 0, size));
-        regions.assertCanaries(dst);
-
-        fillPattern(dst, 23);
-        ByteBuf sink = regions.guarded(a, size);
-        MemoryRegion sinkMr = a.register(sink, Access.LOCAL_WRITE);
-        a.qp.postSend(SendRequest.rdmaRead(2, sinkMr.all(), dstMr.stag(), dstMr.iova()));
-        pair.pump();
-        c = next(a.sendCq);
-        assertTrue(c.isSuccess(), c::toString);
-        assertEquals(size, c.byteLength());
-        assertArrayEquals(bytes(dst, 0, size), bytes(sink, 0, size));
-        regions.assertCanaries(sink);
-
-        ByteBuf recv = regions.guarded(b, size);
-        MemoryRegion recvMr = b.register(recv, Access.LOCAL_WRITE);
-        b.qp.postRecv(RecvRequest.of(7, recvMr.all()));
-        a.qp.postSend(SendRequest.send(3, srcMr.all()).solicited());
-        pair.pump();
-        c = next(a.sendCq);
-        assertTrue(c.isSuccess(), c::toString);
-        Completion r = next(b.recvCq);
-        assertTrue(r.isSuccess(), r::toString);
-        assertEquals(7, r.wrId());
-        assertEquals(WcOpcode.RECV, r.opcode());
-        assertEquals(size, r.byteLength());
-        assertTrue(r.solicited());
-        assertArrayEquals(bytes(src, 0, size), bytes(recv, 0, size));
-        regions.assertCanaries(recv);
+        writeReadAndSendOfFourSegmentsEach();
     }
 
     /** RFC 5040 §7.1 (rdmap.md §7): the Terminate quotes the offending segment's whole DDP header. */
