@@ -2,7 +2,6 @@ package dev.iwarp.ddp;
 
 import io.netty.buffer.ByteBuf;
 
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -25,7 +24,7 @@ public final class DdpSegmenter {
 
     private final MulpduSource mulpdu;
     private final int ddpVersion;
-    private final ArrayDeque<DdpOutboundMessage> recycled = new ArrayDeque<>(RECYCLED_MAX);
+    private final FreeList<DdpOutboundMessage> recycled = new FreeList<>(RECYCLED_MAX);
     private UntaggedMsnCounter[] counters = new UntaggedMsnCounter[4];
 
     /** @param mulpdu asked once per message for the lower layer's MULPDU */
@@ -106,9 +105,7 @@ public final class DdpSegmenter {
 
     /** See {@link DdpOutboundMessage#recycle()}. */
     void recycle(DdpOutboundMessage m) {
-        if (recycled.size() < RECYCLED_MAX) {
-            recycled.push(m);
-        }
+        recycled.offer(m);
     }
 
     private DdpOutboundMessage newMessage() {

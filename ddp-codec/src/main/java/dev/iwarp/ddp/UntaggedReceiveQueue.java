@@ -45,7 +45,7 @@ public final class UntaggedReceiveQueue<T> {
 
     private final int qn;
     private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>();
-    private final ArrayDeque<Posted<T>> spare = new ArrayDeque<>(SPARE_MAX);
+    private final FreeList<Posted<T>> spare = new FreeList<>(SPARE_MAX);
     /** What {@link #place} returns for each delivery: one object, filled again each time. */
     private final UntaggedPlacement<T> delivered = UntaggedPlacement.forDeliveries();
     private int expectedMsn;
@@ -138,9 +138,7 @@ public final class UntaggedReceiveQueue<T> {
         p.target = null;
         p.region = null;
         p.context = null;
-        if (spare.size() < SPARE_MAX) {
-            spare.push(p);
-        }
+        spare.offer(p);
         return context;
     }
 

@@ -3,6 +3,7 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
+import dev.iwarp.ddp.FreeList;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
@@ -47,7 +48,7 @@ final class Responder {
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
     private MsnWindow inboundRequests;
     /** Promises of responses whose write was reported, for the next responses (issue 13). */
-    private final ArrayDeque<ResponseWritten> spareResponsePromises = new ArrayDeque<>();
+    private final FreeList<ResponseWritten> spareResponsePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
     private int ird;
 
     Responder(StreamState stream) {
@@ -208,9 +209,7 @@ final class Responder {
         protected void written(Throwable cause) {
             if (cause == null) {
                 inboundRequests.release();
-                if (spareResponsePromises.size() < SPARE_RESPONSE_PROMISES) {
-                    spareResponsePromises.push(this); // reported: nothing below holds it any more
-                }
+                spareResponsePromises.offer(this); // reported: nothing below holds it any more
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.FreeList;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
@@ -17,9 +18,9 @@ final class SubmissionOrder {
     private final StreamState stream;
     private final ArrayDeque<Started> started = new ArrayDeque<>();
     /** ORD slots whose completion left, for the next Reads and atomics. */
-    private final ArrayDeque<Outstanding> spareSlots = new ArrayDeque<>();
+    private final FreeList<Outstanding> spareSlots = new FreeList<>(SPARE);
     /** Write promises whose write was reported and whose completion left. */
-    private final ArrayDeque<Sent> spareSent = new ArrayDeque<>();
+    private final FreeList<Sent> spareSent = new FreeList<>(SPARE);
 
     SubmissionOrder(StreamState stream) {
         this.stream = stream;
@@ -78,8 +79,8 @@ final class SubmissionOrder {
         }
         started.poll();
         reuse(s);
-        if (s instanceof Sent && spareSent.size() < SPARE) {
-            spareSent.push((Sent) s); // its write was reported: nothing below holds it any more
+        if (s instanceof Sent) {
+            spareSent.offer((Sent) s); // its write was reported: nothing below holds it any more
         }
         if (wr.isSignaled()) {
             stream.sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
@@ -103,9 +104,9 @@ final class SubmissionOrder {
 
     /** An ORD slot off both queues serves a later Read or atomic. */
     private void reuse(Started s) {
-        if (s instanceof Outstanding && spareSlots.size() < SPARE) {
+        if (s instanceof Outstanding) {
             ((Outstanding) s).clear();
-            spareSlots.push((Outstanding) s);
+            spareSlots.offer((Outstanding) s);
         }
     }
 
