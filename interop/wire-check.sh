@@ -72,5 +72,11 @@ java "$here/WireCheck.java" --expect "$dir/expect.tsv" --pcap "$pcap" --demo "$d
     --generator-exit "$gen_rc" --generator-log "$dir/traffic.log" --demo-exit "$demo_rc" \
     --demo-log "$dir/demo.log" --demo-tls "$dir/demo-tls.pcap" --demo-tls-exit "$tls_rc" \
     --demo-tls-log "$dir/demo-tls.log" || check_rc=$?
+# what the capture itself saw: a connection missing from the checks is either not sent or not captured
+echo "wire-check: dumpcap: $(tail -1 "$dir/dumpcap.log")"
+if [ "$check_rc" -ne 0 ]; then
+    echo "wire-check: the generator's log ends:" >&2
+    tail -20 "$dir/traffic.log" >&2
+fi
 [ -n "${WIRE_CHECK_DIR:-}" ] && echo "wire-check: files in $dir"
 exit "$check_rc"
