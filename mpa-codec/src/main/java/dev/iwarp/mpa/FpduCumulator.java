@@ -7,25 +7,26 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 
 /**
  * How {@link MpaFramer} collects an FPDU that straddles socket reads. A read of at least
- * {@link #COMPONENT_MIN} octets joins a composite cumulation as a component, never copied. A shorter
- * one is copied: into the room left in a plain cumulation, or else into a new plain buffer that grows
- * by powers of two as Netty's merge cumulator does, so a peer sending an octet at a time costs
- * amortised constant work per octet. Netty's default merge cumulator copied each octet of a 64 KiB
- * FPDU that arrived in pieces once into the cumulation and again each time the cumulation grew:
- * profiled at three times the copying placement itself does (issue 13).
+ * {@link #COMPONENT_MIN} octets joins an {@link FpduCumulation} as a part, never copied: the framer's
+ * own cumulation buffer, taken again once released, so a straddle allocates nothing (Netty's
+ * composite allocated a component per read and a composite per straddle). A shorter read is copied:
+ * into the room left in a plain cumulation, or else into a new plain buffer that grows by powers of
+ * two as Netty's merge cumulator does, so a peer sending an octet at a time costs amortised constant
+ * work per octet and holds no receive buffer per octet. Netty's default merge cumulator copied each
+ * octet of a 64 KiB FPDU that arrived in pieces once into the cumulation and again each time the
+ * cumulation grew: profiled at three times the copying placement itself does (issue 13).
  *
  * <p>Takes ownership of {@code in} and of {@code cumulation}, as every {@link ByteToMessageDecoder.Cumulator}.
+ * One per framer (it keeps the framer's cumulation buffer); confined to its event loop.
  */
 final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
-    /** Reads at least this long become components; shorter ones are copied. */
+    /** Reads at least this long become parts; shorter ones are copied. */
     static final int COMPONENT_MIN = 2048;
-    /** Components of a composite cumulation before Netty consolidates them (a bound, rarely reached). */
-    static final int MAX_COMPONENTS = 256;
+    /** Parts of a cumulation before reads are copied instead (a bound, rarely reached). */
+    static final int MAX_PARTS = 256;
 
-    static final FpduCumulator INSTANCE = new FpduCumulator();
-
-    private FpduCumulator() {
-    }
+    /** The cumulation buffer last taken: taken again once released. */
+    private FpduCumulation spare;
 
     @Override
     public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
@@ -33,34 +34,35 @@ final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
             cumulation.release();
             return in;
         }
-        // ULPDUs sliced from the cumulation may still be alive (refCnt > 1): never write into it then
-        boolean owned = cumulation.refCnt() == 1 && !cumulation.isReadOnly();
         int n = in.readableBytes();
-        if (n < COMPONENT_MIN) {
-            return owned && !(cumulation instanceof CompositeByteBuf) && cumulation.writableBytes() >= n
-                    ? append(cumulation, in) : merge(alloc, cumulation, in);
-        }
-        if (owned && cumulation instanceof CompositeByteBuf) {
-            CompositeByteBuf composite = (CompositeByteBuf) cumulation;
-            if (composite.writerIndex() != composite.capacity()) {
-                composite.capacity(composite.writerIndex()); // a component goes after the capacity
+        if (cumulation instanceof FpduCumulation) {
+            FpduCumulation parts = (FpduCumulation) cumulation;
+            // a ULPDU lent from it may still be alive in a retained slice (refCnt > 1): never change it then
+            if (parts.refCnt() == 1) {
+                parts.discardReadParts();
+                if (n >= COMPONENT_MIN && parts.parts() < MAX_PARTS) {
+                    return parts.add(in);
+                }
             }
-            return composite.addFlattenedComponents(true, in); // releases in if it fails
+            return merge(alloc, cumulation, in);
         }
-        CompositeByteBuf composite = alloc.compositeBuffer(MAX_COMPONENTS);
-        try {
-            composite.addFlattenedComponents(true, cumulation);
-        } catch (Throwable t) { // cumulation was released by addFlattenedComponents
-            composite.release();
-            in.release();
-            throw t;
+        if (n < COMPONENT_MIN) {
+            boolean owned = cumulation.refCnt() == 1 && !cumulation.isReadOnly()
+                    && !(cumulation instanceof CompositeByteBuf);
+            return owned && cumulation.writableBytes() >= n ? append(cumulation, in) : merge(alloc, cumulation, in);
         }
-        try {
-            return composite.addFlattenedComponents(true, in);
-        } catch (Throwable t) {
-            composite.release();
-            throw t;
+        return take(alloc).add(cumulation).add(in);
+    }
+
+    private FpduCumulation take(ByteBufAllocator alloc) {
+        FpduCumulation c = spare;
+        if (c != null && c.reusable()) {
+            return c.reuse(alloc);
         }
+        // the first straddle, or the last cumulation is still held (a retained slice of a lent ULPDU)
+        c = new FpduCumulation(alloc);
+        spare = c;
+        return c;
     }
 
     private static ByteBuf append(ByteBuf cumulation, ByteBuf in) {

@@ -96,7 +96,7 @@ public class MpaFramer extends MpaDuplexDecoder {
         this.reader = new FpduReader(crc, markersRx, maxUlpduLength);
         this.writer = new FpduWriter(crc, markersTx, mulpdu);
         this.txHeld = holdTx;
-        setCumulator(FpduCumulator.INSTANCE);
+        setCumulator(new FpduCumulator());
     }
 
     /**

@@ -120,6 +120,44 @@ class MpaFramerLendTest {
         }
     }
 
+    /**
+     * FPDUs of 64 KiB in reads of 60,000 octets, as a bulk transfer arrives: every FPDU straddles two reads and
+     * passes up as the framer's one cumulation of those reads, taken again for each; no read is copied and
+     * every read is given back.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void fpdusStraddlingReadsPassUpAsOneReusedCumulationOfTheReads(boolean crc) {
+        Random rnd = new Random(17);
+        byte[][] ulpdus = new byte[40][];
+        for (int i = 0; i < ulpdus.length; i++) {
+            ulpdus[i] = randomBytes(rnd, 64768);
+        }
+        byte[] stream = new MpaFramerTest.ReferenceBytes(false, crc).of(ulpdus);
+        Reader r = new Reader();
+        EmbeddedChannel ch = new EmbeddedChannel(lending(crc, false), r);
+        List<ByteBuf> reads = new ArrayList<>();
+        for (int i = 0; i < stream.length; i += 60_000) {
+            ByteBuf read = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(60_000)
+                    .writeBytes(stream, i, Math.min(60_000, stream.length - i));
+            reads.add(read);
+            ch.writeInbound(read);
+        }
+        assertEquals(ulpdus.length, r.ulpdus.size());
+        for (int k = 0; k < ulpdus.length; k++) {
+            assertArrayEquals(ulpdus[k], r.ulpdus.get(k), "ULPDU " + k);
+        }
+        ByteBuf cumulation = r.buffers.get(0);
+        assertTrue(cumulation instanceof FpduCumulation, "a straddling FPDU passes up as " + cumulation);
+        for (ByteBuf b : r.buffers) {
+            assertSame(cumulation, b, "each straddle takes the framer's cumulation again");
+        }
+        for (ByteBuf read : reads) {
+            assertEquals(0, read.refCnt(), "every read given back");
+        }
+        assertFalse(ch.finish());
+    }
+
     @Test
     void aBadCrcIsError2AndNothingPassesUp() {
         byte[] bad = concat(SEND_FPDU, READ_FPDU);

@@ -1,0 +1,541 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.AbstractReferenceCountedByteBuf;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.ReadOnlyBufferException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ScatteringByteChannel;
+import java.util.Arrays;
+
+/**
+ * The cumulation {@link FpduCumulator} keeps while an FPDU straddles socket reads: a read-only buffer
+ * over the readable octets of the reads themselves (its parts), in order, never copied. Netty's
+ * {@code CompositeByteBuf} does the same, but allocates a component object per read, and a composite
+ * with its array per straddle: 60-75 % of what a 64 KiB Write still allocated per message (issue 13).
+ * Its framer keeps this one and reuses it once released: nothing is allocated per read after its
+ * arrays grew to the number of reads an FPDU spans.
+ *
+ * <p>Holds one reference to each part, given back when the part is discarded or this buffer is
+ * released. Read-only: setters throw {@link ReadOnlyBufferException}. Confined to the framer's event
+ * loop, but may be released from any thread (a retained slice of a ULPDU lent from it).
+ */
+final class FpduCumulation extends AbstractReferenceCountedByteBuf {
+    private ByteBufAllocator alloc;
+    private ByteBuf[] parts = new ByteBuf[4];
+    /** Index in each part's buffer where its octets start. */
+    private int[] partIndex = new int[4];
+    /** Index in this buffer where each part starts; {@code partStart[count]} is the capacity. */
+    private int[] partStart = new int[5];
+    private int count;
+    /** The part the last lookup found (headers are read octet by octet from one part). */
+    private int last;
+    /** Set once deallocated: the framer may take it again. */
+    private volatile boolean released;
+
+    FpduCumulation(ByteBufAllocator alloc) {
+        super(Integer.MAX_VALUE);
+        this.alloc = alloc;
+    }
+
+    /** Whether this buffer was released and may be taken again with {@link #reuse}. */
+    boolean reusable() {
+        return released;
+    }
+
+    /** This buffer again, empty and with one reference. Only after {@link #reusable()}. */
+    FpduCumulation reuse(ByteBufAllocator alloc) {
+        released = false;
+        this.alloc = alloc;
+        resetRefCnt();
+        setIndex(0, 0);
+        return this;
+    }
+
+    /** Appends {@code buf}'s readable octets as the last part, taking ownership of {@code buf}. */
+    FpduCumulation add(ByteBuf buf) {
+        if (count == parts.length) {
+            parts = Arrays.copyOf(parts, count * 2);
+            partIndex = Arrays.copyOf(partIndex, count * 2);
+            partStart = Arrays.copyOf(partStart, count * 2 + 1);
+        }
+        parts[count] = buf;
+        partIndex[count] = buf.readerIndex();
+        partStart[count + 1] = partStart[count] + buf.readableBytes();
+        count++;
+        writerIndex(partStart[count]);
+        return this;
+    }
+
+    /** Number of parts. */
+    int parts() {
+        return count;
+    }
+
+    ByteBuf part(int k) {
+        return parts[k];
+    }
+
+    /** Index in part {@code k}'s own buffer where its octets start. */
+    int partIndex(int k) {
+        return partIndex[k];
+    }
+
+    /** Index in this buffer where part {@code k} starts ({@code k == parts()}: the capacity). */
+    int partStart(int k) {
+        return partStart[k];
+    }
+
+    /** The part holding octet {@code index} ({@code 0 <= index < capacity()}). */
+    int partOf(int index) {
+        int k = last;
+        if (k < count && index >= partStart[k] && index < partStart[k + 1]) {
+            return k;
+        }
+        int lo = 0;
+        int hi = count - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (index < partStart[mid]) {
+                hi = mid - 1;
+            } else if (index >= partStart[mid + 1]) {
+                lo = mid + 1;
+            } else {
+                last = mid;
+                return mid;
+            }
+        }
+        throw new IndexOutOfBoundsException("index " + index + " of " + this);
+    }
+
+    /** Gives back the parts read entirely (below the reader index); indices move down accordingly. */
+    void discardReadParts() {
+        int r = readerIndex();
+        int d = 0;
+        while (d < count && partStart[d + 1] <= r) {
+            parts[d].release();
+            d++;
+        }
+        if (d == 0) {
+            return;
+        }
+        int removed = partStart[d];
+        count -= d;
+        System.arraycopy(parts, d, parts, 0, count);
+        Arrays.fill(parts, count, count + d, null);
+        System.arraycopy(partIndex, d, partIndex, 0, count);
+        for (int i = 0; i <= count; i++) {
+            partStart[i] = partStart[i + d] - removed;
+        }
+        last = 0;
+        setIndex(r - removed, writerIndex() - removed);
+        adjustMarkers(removed);
+    }
+
+    @Override
+    public ByteBuf discardReadBytes() {
+        discardReadParts();
+        return this;
+    }
+
+    @Override
+    public ByteBuf discardSomeReadBytes() {
+        discardReadParts();
+        return this;
+    }
+
+    @Override
+    protected void deallocate() {
+        for (int k = 0; k < count; k++) {
+            parts[k].release();
+            parts[k] = null;
+        }
+        count = 0;
+        last = 0;
+        released = true;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    private int local(int k, int index) {
+        return partIndex[k] + index - partStart[k];
+    }
+
+    @Override
+    protected byte _getByte(int index) {
+        int k = partOf(index);
+        return parts[k].getByte(local(k, index));
+    }
+
+    @Override
+    protected short _getShort(int index) {
+        int k = partOf(index);
+        if (index + 2 <= partStart[k + 1]) {
+            return parts[k].getShort(local(k, index));
+        }
+        return (short) ((_getByte(index) & 0xFF) << 8 | _getByte(index + 1) & 0xFF);
+    }
+
+    @Override
+    protected short _getShortLE(int index) {
+        int k = partOf(index);
+        if (index + 2 <= partStart[k + 1]) {
+            return parts[k].getShortLE(local(k, index));
+        }
+        return (short) (_getByte(index) & 0xFF | (_getByte(index + 1) & 0xFF) << 8);
+    }
+
+    @Override
+    protected int _getUnsignedMedium(int index) {
+        int k = partOf(index);
+        if (index + 3 <= partStart[k + 1]) {
+            return parts[k].getUnsignedMedium(local(k, index));
+        }
+        return (_getShort(index) & 0xFFFF) << 8 | _getByte(index + 2) & 0xFF;
+    }
+
+    @Override
+    protected int _getUnsignedMediumLE(int index) {
+        int k = partOf(index);
+        if (index + 3 <= partStart[k + 1]) {
+            return parts[k].getUnsignedMediumLE(local(k, index));
+        }
+        return _getShortLE(index) & 0xFFFF | (_getByte(index + 2) & 0xFF) << 16;
+    }
+
+    @Override
+    protected int _getInt(int index) {
+        int k = partOf(index);
+        if (index + 4 <= partStart[k + 1]) {
+            return parts[k].getInt(local(k, index));
+        }
+        return (_getShort(index) & 0xFFFF) << 16 | _getShort(index + 2) & 0xFFFF;
+    }
+
+    @Override
+    protected int _getIntLE(int index) {
+        int k = partOf(index);
+        if (index + 4 <= partStart[k + 1]) {
+            return parts[k].getIntLE(local(k, index));
+        }
+        return _getShortLE(index) & 0xFFFF | (_getShortLE(index + 2) & 0xFFFF) << 16;
+    }
+
+    @Override
+    protected long _getLong(int index) {
+        int k = partOf(index);
+        if (index + 8 <= partStart[k + 1]) {
+            return parts[k].getLong(local(k, index));
+        }
+        return (_getInt(index) & 0xFFFFFFFFL) << 32 | _getInt(index + 4) & 0xFFFFFFFFL;
+    }
+
+    @Override
+    protected long _getLongLE(int index) {
+        int k = partOf(index);
+        if (index + 8 <= partStart[k + 1]) {
+            return parts[k].getLongLE(local(k, index));
+        }
+        return _getIntLE(index) & 0xFFFFFFFFL | (_getIntLE(index + 4) & 0xFFFFFFFFL) << 32;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, ByteBuf dst, int dstIndex, int length) {
+        checkDstIndex(index, length, dstIndex, dst.capacity());
+        while (length > 0) {
+            int k = partOf(index);
+            int n = Math.min(length, partStart[k + 1] - index);
+            parts[k].getBytes(local(k, index), dst, dstIndex, n);
+            index += n;
+            dstIndex += n;
+            length -= n;
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, byte[] dst, int dstIndex, int length) {
+        checkDstIndex(index, length, dstIndex, dst.length);
+        while (length > 0) {
+            int k = partOf(index);
+            int n = Math.min(length, partStart[k + 1] - index);
+            parts[k].getBytes(local(k, index), dst, dstIndex, n);
+            index += n;
+            dstIndex += n;
+            length -= n;
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, ByteBuffer dst) {
+        int length = dst.remaining();
+        checkIndex(index, length);
+        int limit = dst.limit();
+        try {
+            while (length > 0) {
+                int k = partOf(index);
+                int n = Math.min(length, partStart[k + 1] - index);
+                dst.limit(dst.position() + n);
+                parts[k].getBytes(local(k, index), dst);
+                index += n;
+                length -= n;
+            }
+        } finally {
+            dst.limit(limit);
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, OutputStream out, int length) throws IOException {
+        checkIndex(index, length);
+        while (length > 0) {
+            int k = partOf(index);
+            int n = Math.min(length, partStart[k + 1] - index);
+            parts[k].getBytes(local(k, index), out, n);
+            index += n;
+            length -= n;
+        }
+        return this;
+    }
+
+    @Override
+    public int getBytes(int index, GatheringByteChannel out, int length) throws IOException {
+        return length == 0 ? 0 : (int) out.write(nioBuffers(index, length));
+    }
+
+    @Override
+    public int getBytes(int index, FileChannel out, long position, int length) throws IOException {
+        long written = 0;
+        for (ByteBuffer b : nioBuffers(index, length)) {
+            while (b.hasRemaining()) {
+                written += out.write(b, position + written);
+            }
+        }
+        return (int) written;
+    }
+
+    @Override
+    public ByteBuf copy(int index, int length) {
+        checkIndex(index, length);
+        ByteBuf copy = alloc.buffer(length);
+        try {
+            getBytes(index, copy, 0, length);
+            return copy.writerIndex(length);
+        } catch (Throwable t) {
+            copy.release();
+            throw t;
+        }
+    }
+
+    @Override
+    public int nioBufferCount() {
+        int n = 0;
+        for (int k = 0; k < count; k++) {
+            n += parts[k].nioBufferCount();
+        }
+        return n;
+    }
+
+    @Override
+    public ByteBuffer nioBuffer(int index, int length) {
+        checkIndex(index, length);
+        if (length > 0) {
+            int k = partOf(index);
+            if (index + length <= partStart[k + 1]) {
+                return parts[k].nioBuffer(local(k, index), length);
+            }
+        }
+        ByteBuffer merged = ByteBuffer.allocate(length);
+        getBytes(index, merged);
+        return merged.clear();
+    }
+
+    @Override
+    public ByteBuffer internalNioBuffer(int index, int length) {
+        checkIndex(index, length);
+        if (length > 0) {
+            int k = partOf(index);
+            if (index + length <= partStart[k + 1]) {
+                return parts[k].internalNioBuffer(local(k, index), length);
+            }
+        }
+        throw new UnsupportedOperationException("octets " + index + "+" + length + " span reads");
+    }
+
+    @Override
+    public ByteBuffer[] nioBuffers(int index, int length) {
+        checkIndex(index, length);
+        if (length == 0) {
+            return new ByteBuffer[] {ByteBuffer.allocate(0)};
+        }
+        ByteBuffer[] out = new ByteBuffer[0];
+        while (length > 0) {
+            int k = partOf(index);
+            int n = Math.min(length, partStart[k + 1] - index);
+            ByteBuffer[] more = parts[k].nioBuffers(local(k, index), n);
+            int at = out.length;
+            out = Arrays.copyOf(out, at + more.length);
+            System.arraycopy(more, 0, out, at, more.length);
+            index += n;
+            length -= n;
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- what a read-only view of reads is
+
+    @Override
+    public int capacity() {
+        return partStart[count];
+    }
+
+    @Override
+    public ByteBuf capacity(int newCapacity) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public boolean isReadOnly() {
+        return true;
+    }
+
+    @Override
+    public ByteBuf asReadOnly() {
+        return this;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return alloc;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public ByteOrder order() {
+        return ByteOrder.BIG_ENDIAN;
+    }
+
+    @Override
+    public ByteBuf unwrap() {
+        return null;
+    }
+
+    @Override
+    public boolean isDirect() {
+        for (int k = 0; k < count; k++) {
+            if (!parts[k].isDirect()) {
+                return false;
+            }
+        }
+        return count > 0;
+    }
+
+    @Override
+    public boolean hasArray() {
+        return false;
+    }
+
+    @Override
+    public byte[] array() {
+        throw new UnsupportedOperationException("a cumulation of reads has no array");
+    }
+
+    @Override
+    public int arrayOffset() {
+        throw new UnsupportedOperationException("a cumulation of reads has no array");
+    }
+
+    @Override
+    public boolean hasMemoryAddress() {
+        return false;
+    }
+
+    @Override
+    public long memoryAddress() {
+        throw new UnsupportedOperationException("a cumulation of reads has no single address");
+    }
+
+    @Override
+    protected void _setByte(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setShort(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setShortLE(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setMedium(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setMediumLE(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setInt(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setIntLE(int index, int value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setLong(int index, long value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    protected void _setLongLE(int index, long value) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, ByteBuf src, int srcIndex, int length) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, byte[] src, int srcIndex, int length) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, ByteBuffer src) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public int setBytes(int index, InputStream in, int length) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public int setBytes(int index, ScatteringByteChannel in, int length) {
+        throw new ReadOnlyBufferException();
+    }
+
+    @Override
+    public int setBytes(int index, FileChannel in, long position, int length) {
+        throw new ReadOnlyBufferException();
+    }
+}
