@@ -57,6 +57,8 @@ final class BenchConnection implements WireCompletionListener {
     private long next;          // iterations posted on this connection, all phases: the pattern's iteration
     private long sendsDone;     // Send completions (send op), all phases
     private long echoes;        // echoes received (send op), all phases
+    private long mainsDone;     // KIND_MAIN Send queue completions, all phases: they come in posting order
+    private long checksDone;    // KIND_CHECK completions (write --verify), all phases
     private long posted;        // iterations posted in this phase
     private long done;          // iterations completed in this phase
     private long budget;
@@ -221,6 +223,9 @@ final class BenchConnection implements WireCompletionListener {
     private void post(long it) {
         int size = s.size();
         int slot = (int) (it % slots);
+        // a work request carries the slot its offsets depend on, not the iteration: the same request repeats and
+        // the wire posts it again without a new object; completions count the iteration back (posting order)
+        long main = wr(wrSlot(it), KIND_MAIN);
         int local = s.verify() || s.op() == Bench.Op.send ? slot * size : 0;
         long remote = target == null ? 0 : target.to() + targetBase + (s.verify() ? (long) slot * size : 0);
         postedAt[(int) (it % depth)] = System.nanoTime();
@@ -232,23 +237,28 @@ final class BenchConnection implements WireCompletionListener {
         }
         switch (s.op()) {
             case write -> {
-                conn.postRdmaWrite(wr(it, KIND_MAIN), src, local, size, remote, target.stag());
+                conn.postRdmaWrite(main, src, local, size, remote, target.stag());
                 if (s.verify()) {
-                    conn.postRdmaRead(wr(it, KIND_CHECK), sink, local, size, remote, target.stag());
+                    conn.postRdmaRead(wr(slot, KIND_CHECK), sink, local, size, remote, target.stag());
                 }
             }
             case read -> {
                 if (s.verify()) {
-                    conn.postRdmaWrite(wr(it, KIND_SETUP), src, local, size, remote, target.stag());
+                    conn.postRdmaWrite(wr(slot, KIND_SETUP), src, local, size, remote, target.stag());
                 }
-                conn.postRdmaRead(wr(it, KIND_MAIN), sink, local, size, remote, target.stag());
+                conn.postRdmaRead(main, sink, local, size, remote, target.stag());
             }
-            default -> conn.postSend(wr(it, KIND_MAIN), src, local, size);
+            default -> conn.postSend(main, src, local, size);
         }
     }
 
-    private static long wr(long iteration, int kind) {
-        return iteration << 3 | kind;
+    /** The slot a main request's offsets depend on (verify and Sends), else 0: what its wrId carries. */
+    private long wrSlot(long it) {
+        return s.verify() || s.op() == Bench.Op.send ? it % slots : 0;
+    }
+
+    private static long wr(long slot, int kind) {
+        return slot << 3 | kind;
     }
 
     @Override
@@ -277,6 +287,14 @@ final class BenchConnection implements WireCompletionListener {
             return;
         }
         lastCompletionAt = System.nanoTime();
+        if (!receive && (kind == KIND_MAIN || kind == KIND_CHECK)) {
+            it = kind == KIND_MAIN ? mainsDone++ : checksDone++;
+            if (wrId >>> 3 != (kind == KIND_MAIN ? wrSlot(it) : it % slots)) { // what posting order says it must be
+                fail(new IOException("the completion of iteration " + it + " carries slot " + (wrId >>> 3)
+                        + ": completions left posting order"));
+                return;
+            }
+        }
         if (s.op() == Bench.Op.send) {
             if (receive) {
                 onEcho((int) it, byteLength);

@@ -204,6 +204,15 @@ public final class IwarpWire {
         /** IFT: serve's setup message on this connection, whose completions the listener never sees. */
         volatile IftSetup setup;
         volatile byte[] setupData;
+        /**
+         * The last request of each kind posted, posted again when the next one is the same: bench and serve
+         * post the same requests again and again (no object per post, issue 13). Requests are immutable, so one
+         * made on another thread may be posted again.
+         */
+        private SendRequest lastSend;
+        private SendRequest lastRead;
+        private SendRequest lastWrite;
+        private RecvRequest lastRecv;
 
         Connection(WireCompletionListener listener) {
             // the listener takes the fields it needs: no object per completion
@@ -238,26 +247,53 @@ public final class IwarpWire {
 
         @Override
         public void postRecv(long wrId, WireRegion local, int offset, int length) {
-            qp.postRecv(RecvRequest.of(wrId, ((Region) local).sge(offset, length)));
+            Sge sge = ((Region) local).sge(offset, length);
+            RecvRequest r = lastRecv;
+            if (r == null || r.wrId() != wrId || r.sge() != sge) {
+                r = RecvRequest.of(wrId, sge);
+                lastRecv = r;
+            }
+            qp.postRecv(r);
         }
 
         @Override
         public void postSend(long wrId, WireRegion local, int offset, int length) {
-            qp.postSend(SendRequest.send(wrId, ((Region) local).sge(offset, length)));
+            Sge sge = ((Region) local).sge(offset, length);
+            SendRequest r = lastSend;
+            if (!same(r, wrId, sge, 0, 0)) {
+                r = SendRequest.send(wrId, sge);
+                lastSend = r;
+            }
+            qp.postSend(r);
         }
 
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle) {
-            qp.postSend(SendRequest.rdmaRead(wrId, ((Region) local).sge(offset, length), remoteHandle,
-                    remoteAddress));
+            Sge sge = ((Region) local).sge(offset, length);
+            SendRequest r = lastRead;
+            if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
+                r = SendRequest.rdmaRead(wrId, sge, remoteHandle, remoteAddress);
+                lastRead = r;
+            }
+            qp.postSend(r);
         }
 
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle) {
-            qp.postSend(SendRequest.rdmaWrite(wrId, ((Region) local).sge(offset, length), remoteHandle,
-                    remoteAddress));
+            Sge sge = ((Region) local).sge(offset, length);
+            SendRequest r = lastWrite;
+            if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
+                r = SendRequest.rdmaWrite(wrId, sge, remoteHandle, remoteAddress);
+                lastWrite = r;
+            }
+            qp.postSend(r);
+        }
+
+        private static boolean same(SendRequest r, long wrId, Sge sge, int remoteStag, long remoteTo) {
+            return r != null && r.wrId() == wrId && r.local() == sge && r.remoteStag() == remoteStag
+                    && r.remoteTo() == remoteTo;
         }
 
         @Override
