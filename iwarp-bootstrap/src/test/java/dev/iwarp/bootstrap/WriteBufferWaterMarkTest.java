@@ -24,8 +24,8 @@ class WriteBufferWaterMarkTest {
     @Test
     void connectionsGetTheDefaultWaterMarks() throws Exception {
         assertMarks(IwarpStack.builder(), IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK);
-        assertEquals(512 * 1024, IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high());
-        assertEquals(256 * 1024, IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.low());
+        assertEquals(768 * 1024, IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high());
+        assertEquals(384 * 1024, IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.low());
     }
 
     @Test

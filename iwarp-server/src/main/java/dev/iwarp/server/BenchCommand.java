@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "RDMA Write/Read to serve's advertised target region, or Sends it echoes, posted from completion "
                 + "callbacks like perftest; prints perftest's columns, latency percentiles and the client's CPU and "
-                + "allocation per message. Netty's sampled leak detection is off while it measures (as in compare), "
-                + "unless -Dio.netty.leakDetection.level is given.")
+                + "allocation per message. Netty's sampled leak detection is off while it measures, unless the "
+                + "system property io.netty.leakDetection.level is set.")
 final class BenchCommand implements Callable<Integer> {
     static final int MAX_DEPTH = 1024;
     static final int MAX_CONNECTIONS = 10_000;
