@@ -1,18 +1,13 @@
 package dev.iwarp.mpa;
 
-import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.ReadOnlyBufferException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
-import java.nio.channels.ScatteringByteChannel;
 import java.util.Arrays;
 
 /**
@@ -25,9 +20,10 @@ import java.util.Arrays;
  *
  * <p>Holds one reference to each part, given back when the part is discarded or this buffer is
  * released. Read-only: setters throw {@link ReadOnlyBufferException}. Confined to the framer's event
- * loop, but may be released from any thread (a retained slice of a ULPDU lent from it).
+ * loop, but may be released from any thread (a retained slice of a ULPDU lent from it). What a read-only
+ * view is whatever it views comes from {@link ReadOnlyViewByteBuf}.
  */
-final class FpduCumulation extends AbstractReferenceCountedByteBuf {
+final class FpduCumulation extends ReadOnlyViewByteBuf {
     private ByteBufAllocator alloc;
     private ByteBuf[] parts = new ByteBuf[4];
     /** Index in each part's buffer where its octets start. */
@@ -391,7 +387,7 @@ final class FpduCumulation extends AbstractReferenceCountedByteBuf {
         return out;
     }
 
-    // ---------------------------------------------------------------- what a read-only view of reads is
+    // ---------------------------------------------------------------- what it views
 
     @Override
     public int capacity() {
@@ -399,34 +395,8 @@ final class FpduCumulation extends AbstractReferenceCountedByteBuf {
     }
 
     @Override
-    public ByteBuf capacity(int newCapacity) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public boolean isReadOnly() {
-        return true;
-    }
-
-    @Override
-    public ByteBuf asReadOnly() {
-        return this;
-    }
-
-    @Override
     public ByteBufAllocator alloc() {
         return alloc;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public ByteOrder order() {
-        return ByteOrder.BIG_ENDIAN;
-    }
-
-    @Override
-    public ByteBuf unwrap() {
-        return null;
     }
 
     @Override
@@ -437,105 +407,5 @@ final class FpduCumulation extends AbstractReferenceCountedByteBuf {
             }
         }
         return count > 0;
-    }
-
-    @Override
-    public boolean hasArray() {
-        return false;
-    }
-
-    @Override
-    public byte[] array() {
-        throw new UnsupportedOperationException("a cumulation of reads has no array");
-    }
-
-    @Override
-    public int arrayOffset() {
-        throw new UnsupportedOperationException("a cumulation of reads has no array");
-    }
-
-    @Override
-    public boolean hasMemoryAddress() {
-        return false;
-    }
-
-    @Override
-    public long memoryAddress() {
-        throw new UnsupportedOperationException("a cumulation of reads has no single address");
-    }
-
-    @Override
-    protected void _setByte(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setShort(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setShortLE(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setMedium(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setMediumLE(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setInt(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setIntLE(int index, int value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setLong(int index, long value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    protected void _setLongLE(int index, long value) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public ByteBuf setBytes(int index, ByteBuf src, int srcIndex, int length) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public ByteBuf setBytes(int index, byte[] src, int srcIndex, int length) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public ByteBuf setBytes(int index, ByteBuffer src) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public int setBytes(int index, InputStream in, int length) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public int setBytes(int index, ScatteringByteChannel in, int length) {
-        throw new ReadOnlyBufferException();
-    }
-
-    @Override
-    public int setBytes(int index, FileChannel in, long position, int length) {
-        throw new ReadOnlyBufferException();
     }
 }
