@@ -57,14 +57,19 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
 
     /** Appends {@code buf}'s readable octets as the last part, taking ownership of {@code buf}. */
     FpduCumulation add(ByteBuf buf) {
+        return add(buf, buf.readerIndex(), buf.readableBytes());
+    }
+
+    /** Appends {@code length} octets of {@code buf} from {@code index} as the last part, taking one reference. */
+    FpduCumulation add(ByteBuf buf, int index, int length) {
         if (count == parts.length) {
             parts = Arrays.copyOf(parts, count * 2);
             partIndex = Arrays.copyOf(partIndex, count * 2);
             partStart = Arrays.copyOf(partStart, count * 2 + 1);
         }
         parts[count] = buf;
-        partIndex[count] = buf.readerIndex();
-        partStart[count + 1] = partStart[count] + buf.readableBytes();
+        partIndex[count] = index;
+        partStart[count + 1] = partStart[count] + length;
         count++;
         writerIndex(partStart[count]);
         return this;

@@ -2,7 +2,6 @@ package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +17,7 @@ import static dev.iwarp.mpa.MpaFramer.MARKER_LENGTH;
 /**
  * The inbound half of {@link MpaFramer}: a pure byte-stream FPDU decoder (it never depends on how
  * TCP segmented the stream). Each FPDU yields one ULPDU, a retained slice of the received octets (a
- * composite of slices when markers sit inside it). CRC and markers are checked before anything is
+ * read-only view of its pieces, {@link FpduCumulation}, when markers sit inside it). CRC and markers are checked before anything is
  * delivered; after an error nothing more is delivered on this half connection (RFC 5044 §8).
  *
  * <p>Not thread-safe: confined to the framer's event loop.
@@ -52,6 +51,8 @@ final class FpduReader {
     private long fpdusReceived;
     /** ULPDUs pass up as the received buffer itself (MpaFramer#lendUlpdus). */
     private boolean lend;
+    /** The buffer a ULPDU split by markers passes up as, taken again once released; null until the first. */
+    private FpduCumulation markerUlpdu;
 
     FpduReader(boolean crc, boolean markersRx, int maxUlpduLength) {
         this.crc = crc;
@@ -192,14 +193,21 @@ final class FpduReader {
         if (!markersRx || nextMarker(off) >= off + remaining) {
             return in.retainedSlice(start + off, remaining);
         }
-        CompositeByteBuf composite = alloc.compositeBuffer(remaining / (MARKER_INTERVAL - MARKER_LENGTH) + 2);
+        // the pieces between markers, over the received octets themselves: the reader's own buffer, taken again
+        // once the ULPDU was released (a composite of slices cost a slice and a component per piece)
+        FpduCumulation pieces = markerUlpdu;
+        if (pieces != null && pieces.reusable()) {
+            pieces.reuse(alloc);
+        } else {
+            pieces = markerUlpdu = new FpduCumulation(alloc);
+        }
         while (remaining > 0) {
             int n = Math.min(remaining, nextMarker(off) - off);
-            composite.addComponent(true, in.retainedSlice(start + off, n));
+            pieces.add(in.retain(), start + off, n);
             off += n + MARKER_LENGTH;
             remaining -= n;
         }
-        return composite;
+        return pieces;
     }
 
     /** Offset (relative to the current FPDU start) of the first marker position at or after {@code off}. */

@@ -21,8 +21,8 @@ import java.util.List;
  * </pre>
  *
  * <p><b>Inbound</b>: a pure byte-stream decoder (it never depends on how TCP segmented the stream);
- * each FPDU yields one ULPDU buffer, a retained slice of the received bytes (a composite of slices
- * when markers sit inside it): no copies. The receiver owns and must release it. CRC and markers are
+ * each FPDU yields one ULPDU buffer, a retained slice of the received bytes (a read-only view of its
+ * pieces when markers sit inside it): no copies. The receiver owns and must release it. CRC and markers are
  * checked before anything is delivered; a mismatch raises {@link MpaException} code 2 or 3 and
  * nothing more is delivered on this half connection (RFC 5044 §8). MPA does not close the
  * connection itself then: the ULP (RDMAP) sends its Terminate and closes.
@@ -139,7 +139,7 @@ public class MpaFramer extends MpaDuplexDecoder {
      * retained for the {@code channelRead} that carries it; its indices move on afterwards. No ULPDU
      * object per FPDU (issue 13). For a handler above that reads each ULPDU within that call, keeps no
      * reference to the buffer itself and releases it once (a retained slice of it stays valid).
-     * Without inbound markers only (where a marker splits a ULPDU it is a composite of its pieces);
+     * Without inbound markers only (where a marker splits a ULPDU it is a view of its pieces);
      * returns whether ULPDUs are lent. Call on the event loop.
      */
     public boolean lendUlpdus() {

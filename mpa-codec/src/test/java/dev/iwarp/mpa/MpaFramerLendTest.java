@@ -187,6 +187,39 @@ class MpaFramerLendTest {
         ch.finishAndReleaseAll();
     }
 
+    /**
+     * With inbound markers a ULPDU that a marker splits passes up as the reader's view of its pieces over the
+     * received octets (no copy, no slice per piece), the same view again once the previous ULPDU was released.
+     */
+    @Test
+    void aUlpduSplitByMarkersIsAViewOfItsPiecesTakenAgainOnceReleased() {
+        Random rnd = new Random(23);
+        byte[][] ulpdus = new byte[12][];
+        for (int i = 0; i < ulpdus.length; i++) {
+            ulpdus[i] = randomBytes(rnd, i % 3 == 0 ? 64768 : 1000 + rnd.nextInt(3000));
+        }
+        byte[] stream = new MpaFramerTest.ReferenceBytes(true, true).of(ulpdus);
+        Reader r = new Reader();
+        EmbeddedChannel ch = new EmbeddedChannel(new MpaFramer(true, false, true, 0xFFFF, 1454, false), r);
+        ByteBuf read = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(stream.length).writeBytes(stream);
+        ch.writeInbound(read);
+        assertEquals(ulpdus.length, r.ulpdus.size());
+        FpduCumulation view = null;
+        for (int k = 0; k < ulpdus.length; k++) {
+            assertArrayEquals(ulpdus[k], r.ulpdus.get(k), "ULPDU " + k);
+            if (r.buffers.get(k) instanceof FpduCumulation) {
+                FpduCumulation pieces = (FpduCumulation) r.buffers.get(k);
+                if (view == null) {
+                    view = pieces;
+                }
+                assertSame(view, pieces, "ULPDU " + k + " takes the released view again");
+            }
+        }
+        assertTrue(view != null, "64768-octet ULPDUs span markers");
+        assertEquals(0, read.refCnt(), "each piece's reference given back");
+        assertFalse(ch.finish());
+    }
+
     @Test
     void inboundMarkersRefuseLending() {
         MpaFramer f = new MpaFramer(true, false, true, 0xFFFF, 1454, false);
