@@ -14,7 +14,7 @@ import java.util.Arrays;
  * The cumulation {@link FpduCumulator} keeps while an FPDU straddles socket reads: a read-only buffer
  * over the readable octets of the reads themselves (its parts), in order, never copied. Netty's
  * {@code CompositeByteBuf} does the same, but allocates a component object per read, and a composite
- * with its array per straddle: 60-75 % of what a 64 KiB Write still allocated per message (issue 13).
+ * with its array per straddle: most of what a 64 KiB Write still allocated per message (issue 13).
  * Its framer keeps this one and reuses it once released: nothing is allocated per read after its
  * arrays grew to the number of reads an FPDU spans.
  *
@@ -53,6 +53,14 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
         resetRefCnt();
         setIndex(0, 0);
         return this;
+    }
+
+    /**
+     * {@code spare} taken again if it was released, else a new cumulation: the owner's first, or its last
+     * one is still held (a retained slice of a ULPDU passed up from it). The owner keeps what this returns.
+     */
+    static FpduCumulation takeAgain(FpduCumulation spare, ByteBufAllocator alloc) {
+        return spare != null && spare.reusable() ? spare.reuse(alloc) : new FpduCumulation(alloc);
     }
 
     /** Appends {@code buf}'s readable octets as the last part, taking ownership of {@code buf}. */

@@ -51,18 +51,8 @@ final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
                     && !(cumulation instanceof CompositeByteBuf);
             return owned && cumulation.writableBytes() >= n ? append(cumulation, in) : merge(alloc, cumulation, in);
         }
-        return take(alloc).add(cumulation).add(in);
-    }
-
-    private FpduCumulation take(ByteBufAllocator alloc) {
-        FpduCumulation c = spare;
-        if (c != null && c.reusable()) {
-            return c.reuse(alloc);
-        }
-        // the first straddle, or the last cumulation is still held (a retained slice of a lent ULPDU)
-        c = new FpduCumulation(alloc);
-        spare = c;
-        return c;
+        spare = FpduCumulation.takeAgain(spare, alloc);
+        return spare.add(cumulation).add(in);
     }
 
     private static ByteBuf append(ByteBuf cumulation, ByteBuf in) {

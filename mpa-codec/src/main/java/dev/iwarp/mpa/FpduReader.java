@@ -195,12 +195,7 @@ final class FpduReader {
         }
         // the pieces between markers, over the received octets themselves: the reader's own buffer, taken again
         // once the ULPDU was released (a composite of slices cost a slice and a component per piece)
-        FpduCumulation pieces = markerUlpdu;
-        if (pieces != null && pieces.reusable()) {
-            pieces.reuse(alloc);
-        } else {
-            pieces = markerUlpdu = new FpduCumulation(alloc);
-        }
+        FpduCumulation pieces = markerUlpdu = FpduCumulation.takeAgain(markerUlpdu, alloc);
         while (remaining > 0) {
             int n = Math.min(remaining, nextMarker(off) - off);
             pieces.add(in.retain(), start + off, n);
