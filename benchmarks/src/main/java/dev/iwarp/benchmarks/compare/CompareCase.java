@@ -21,6 +21,11 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
         return Math.max(1, depth / 2);
     }
 
+    /** The depth of the issue-13 table's Write and Read cases (ORD/IRD 16); another depth is in the name. */
+    static final int TABLE_DEPTH = 16;
+    /** perftest's default send-queue depth, and siw's ORD/IRD limit: the depth of the 1 KiB {@code -d128} cases. */
+    static final int PERFTEST_DEPTH = 128;
+
     String name() {
         String s = switch (op) {
             case WRITE -> "write";
@@ -28,8 +33,9 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
             case PINGPONG -> "pingpong";
             case PIPELINE -> "pipeline";
         };
-        return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + (tls ? "-tls" : "") + "/"
-                + transport.name().toLowerCase();
+        boolean otherDepth = (op == Op.WRITE || op == Op.READ) && depth != TABLE_DEPTH;
+        return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + (tls ? "-tls" : "")
+                + (otherDepth ? "-d" + depth : "") + "/" + transport.name().toLowerCase();
     }
 
     static String sizeName(int size) {
@@ -42,20 +48,26 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
         return Integer.toString(size);
     }
 
-    /** The issue-13 table, on each transport: 64 KiB Write/Read CRC on/off, 64 B ping-pong and pipelined Sends, 1 KiB and 1 MiB Write/Read. */
+    /**
+     * The issue-13 table, on each transport: 64 KiB Write/Read CRC on/off, 64 B ping-pong and pipelined Sends,
+     * 1 KiB and 1 MiB Write/Read; and 1 KiB Write/Read at depth 128, where depth 16 bounds what is in flight
+     * to 16 KiB against the raw writer's 1 MiB.
+     */
     static List<CompareCase> all(List<Transport> transports) {
         List<CompareCase> out = new ArrayList<>();
         for (Transport t : transports) {
-            out.add(new CompareCase(Op.WRITE, 65536, true, t, 16));
-            out.add(new CompareCase(Op.WRITE, 65536, false, t, 16));
-            out.add(new CompareCase(Op.READ, 65536, true, t, 16));
-            out.add(new CompareCase(Op.READ, 65536, false, t, 16));
+            out.add(new CompareCase(Op.WRITE, 65536, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.WRITE, 65536, false, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.READ, 65536, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.READ, 65536, false, t, TABLE_DEPTH));
             out.add(new CompareCase(Op.PINGPONG, 64, true, t, 1));
             out.add(new CompareCase(Op.PIPELINE, 64, true, t, 64));
-            out.add(new CompareCase(Op.WRITE, 1024, true, t, 16));
-            out.add(new CompareCase(Op.WRITE, 1 << 20, true, t, 16));
-            out.add(new CompareCase(Op.READ, 1024, true, t, 16));
-            out.add(new CompareCase(Op.READ, 1 << 20, true, t, 16));
+            out.add(new CompareCase(Op.WRITE, 1024, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.WRITE, 1 << 20, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.READ, 1024, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.READ, 1 << 20, true, t, TABLE_DEPTH));
+            out.add(new CompareCase(Op.WRITE, 1024, true, t, PERFTEST_DEPTH));
+            out.add(new CompareCase(Op.READ, 1024, true, t, PERFTEST_DEPTH));
             // issue 16: the same stack inside TLS 1.3 (MPA CRC off: TLS authenticates every record), to set
             // against the plain cases above
             out.add(new CompareCase(Op.WRITE, 65536, false, t, 16, true));
