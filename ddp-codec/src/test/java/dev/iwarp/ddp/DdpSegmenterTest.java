@@ -6,6 +6,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
@@ -254,13 +255,19 @@ class DdpSegmenterTest {
      * A segment cut without an object ({@link DdpOutboundMessage#nextSegment(ByteBuf)}, issue 13) has exactly the
      * header octets and payload of the segment object cut from the same message, tagged and untagged, with and
      * without a copy per segment; {@link DdpOutboundMessage#nextSegmentIsLast()} says beforehand which one is last.
+     * The header goes to a heap buffer (stored into its array, also at an array offset) or a direct one.
      */
-    @ParameterizedTest(name = "copy each segment: {0}")
-    @ValueSource(booleans = {false, true})
-    void aSegmentWithoutItsObjectHasTheObjectsOctets(boolean copy) {
+    @ParameterizedTest(name = "copy each segment: {0}, header buffer: {1}")
+    @CsvSource({"false, heap", "true, heap", "false, heap at offset 7", "false, direct", "true, direct"})
+    void aSegmentWithoutItsObjectHasTheObjectsOctets(boolean copy, String headerKind) {
         DdpSegmenter objects = new DdpSegmenter(() -> MULPDU);
         DdpSegmenter headers = new DdpSegmenter(() -> MULPDU);
-        ByteBuf header = Unpooled.buffer(DdpUntaggedSegment.HEADER_LENGTH);
+        ByteBuf header = switch (headerKind) {
+            case "heap" -> Unpooled.buffer(DdpUntaggedSegment.HEADER_LENGTH);
+            case "direct" -> Unpooled.directBuffer(DdpUntaggedSegment.HEADER_LENGTH);
+            default -> Unpooled.wrappedBuffer(new byte[40], 7, DdpUntaggedSegment.HEADER_LENGTH);
+        };
+        assertEquals(headerKind.startsWith("heap"), header.hasArray());
         for (boolean tagged : new boolean[] {true, false}) {
             for (int size : tagged ? SIZES_TAGGED : SIZES_UNTAGGED) {
                 ByteBuf a = message(size);
@@ -297,5 +304,6 @@ class DdpSegmenterTest {
                 assertThrows(IllegalStateException.class, () -> mb.nextSegment(header));
             }
         }
+        header.release();
     }
 }

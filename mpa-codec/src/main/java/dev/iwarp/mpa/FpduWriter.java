@@ -15,6 +15,7 @@ import java.util.zip.CRC32C;
 
 import static dev.iwarp.mpa.MpaFramer.CRC_LENGTH;
 import static dev.iwarp.mpa.MpaFramer.EMSS_CHECK_INTERVAL;
+import static dev.iwarp.mpa.MpaFramer.EMSS_CHECK_NANOS;
 import static dev.iwarp.mpa.MpaFramer.LENGTH_FIELD;
 import static dev.iwarp.mpa.MpaFramer.MARKER_INTERVAL;
 import static dev.iwarp.mpa.MpaFramer.MARKER_LENGTH;
@@ -41,6 +42,7 @@ final class FpduWriter {
     /** Whether {@link #mulpdu} follows the connection's EMSS (none was configured). */
     private boolean followEmss;
     private int callsUntilEmssCheck;
+    private long lastEmssCheck = System.nanoTime();
     private final CRC32C txCrc = new CRC32C();
     /** CRC input over direct memory through one reused NIO view (no view per FPDU). */
     private final Crc32cFeed txFeed = new Crc32cFeed();
@@ -66,9 +68,13 @@ final class FpduWriter {
     int mulpdu(ChannelHandlerContext ctx) {
         if (followEmss && --callsUntilEmssCheck < 0) {
             callsUntilEmssCheck = EMSS_CHECK_INTERVAL;
-            int emss = ctx == null ? -1 : Emss.current(ctx.channel());
-            if (emss > 0) {
-                mulpdu = MpaFramer.mulpdu(emss, markersTx);
+            long now = System.nanoTime();
+            if (now - lastEmssCheck >= EMSS_CHECK_NANOS) {
+                lastEmssCheck = now;
+                int emss = ctx == null ? -1 : Emss.current(ctx.channel());
+                if (emss > 0) {
+                    mulpdu = MpaFramer.mulpdu(emss, markersTx);
+                }
             }
         }
         return mulpdu;

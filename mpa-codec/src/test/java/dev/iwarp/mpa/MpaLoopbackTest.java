@@ -204,6 +204,7 @@ class MpaLoopbackTest {
             assertNotNull(got, "echo timed out");
             got.release();
         }
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(MpaFramer.EMSS_CHECK_NANOS) + 1); // its time since the last reading
         int[] now = c.channel.eventLoop().submit(() -> {
             int m = 0;
             for (int i = 0; i <= MpaFramer.EMSS_CHECK_INTERVAL; i++) {
