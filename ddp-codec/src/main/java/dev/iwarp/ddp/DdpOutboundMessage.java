@@ -3,10 +3,6 @@ package dev.iwarp.ddp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * One DDP message on its way out, cut into segments only as they are asked for (RFC 5041 §5.2), so a
  * sender can produce segments while its channel is writable and resume later: nothing of a large
@@ -25,8 +21,6 @@ import java.nio.ByteOrder;
  * Not thread-safe: confined to the stream's event loop.
  */
 public final class DdpOutboundMessage {
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** The segmenter that made this message and takes it back ({@link #recycle()}). */
     private final DdpSegmenter owner;
     private boolean tagged;
@@ -148,33 +142,12 @@ public final class DdpOutboundMessage {
         int n = nextPayloadLength();
         boolean last = offset + n == length;
         int control = DdpSegment.controlOctet(tagged, last, ddpVersion);
-        if (header.hasArray() && header.writableBytes() >= DdpUntaggedSegment.HEADER_LENGTH) {
-            putHeader(header, control); // a heap header: straight into its array, no per-octet checks
-        } else if (tagged) {
+        if (tagged) {
             DdpTaggedSegment.writeHeader(header, control, rsvdUlp, stagOrRsvdUlp2, to + offset);
         } else {
             DdpUntaggedSegment.writeHeader(header, control, rsvdUlp, stagOrRsvdUlp2, qn, msn, offset);
         }
         return takePayload(n, last);
-    }
-
-    /** The header {@link #nextSegment(ByteBuf)} writes, stored in {@code header}'s array (RFC 5041 §4.2, §4.3). */
-    private void putHeader(ByteBuf header, int control) {
-        byte[] a = header.array();
-        int w = header.writerIndex();
-        int at = header.arrayOffset() + w;
-        a[at] = (byte) control;
-        a[at + 1] = (byte) rsvdUlp;
-        INT.set(a, at + 2, stagOrRsvdUlp2);
-        if (tagged) {
-            LONG.set(a, at + 6, to + offset);
-            header.writerIndex(w + DdpTaggedSegment.HEADER_LENGTH);
-        } else {
-            INT.set(a, at + 6, qn);
-            INT.set(a, at + 10, msn);
-            INT.set(a, at + 14, offset);
-            header.writerIndex(w + DdpUntaggedSegment.HEADER_LENGTH);
-        }
     }
 
     private int nextPayloadLength() {

@@ -255,7 +255,7 @@ class DdpSegmenterTest {
      * A segment cut without an object ({@link DdpOutboundMessage#nextSegment(ByteBuf)}, issue 13) has exactly the
      * header octets and payload of the segment object cut from the same message, tagged and untagged, with and
      * without a copy per segment; {@link DdpOutboundMessage#nextSegmentIsLast()} says beforehand which one is last.
-     * The header goes to a heap buffer (stored into its array, also at an array offset) or a direct one.
+     * The header goes to a heap buffer (also one whose array starts at an offset) or a direct one.
      */
     @ParameterizedTest(name = "copy each segment: {0}, header buffer: {1}")
     @CsvSource({"false, heap", "true, heap", "false, heap at offset 7", "false, direct", "true, direct"})
