@@ -110,13 +110,28 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         return ulpdu;
     }
 
+    /**
+     * Once ULPDUs pass up, each goes on as it came, with the reference it came with: the decoder's path
+     * took a second reference for its output and dropped the first, two atomic updates and an output list
+     * per ULPDU (issue 13).
+     */
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
-        if (ulpdusPassUp) {
-            headerLength(ulpdu);
-            out.add(ulpdu.retain());
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (ulpdusPassUp && msg instanceof ByteBuf) {
+            try {
+                headerLength((ByteBuf) msg);
+            } catch (DdpException e) {
+                ((ByteBuf) msg).release();
+                throw e;
+            }
+            ctx.fireChannelRead(msg);
             return;
         }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
         // the ULPDU (a slice the framer made for this segment alone) becomes the payload itself, its
         // reader index past the header: no second slice per segment (issue 13)
         out.add(decode(ulpdu, true));

@@ -10,22 +10,25 @@ import java.util.ArrayDeque;
  * @param <T> what is kept; never null
  */
 public final class FreeList<T> {
-    private final ArrayDeque<T> kept;
+    /** Null until the first object is given back: an idle connection holds five lists (issue 13, "Scale"). */
+    private ArrayDeque<T> kept;
     private final int max;
 
     /** A list that keeps at most {@code max} objects. */
     public FreeList(int max) {
         this.max = max;
-        kept = new ArrayDeque<>(max);
     }
 
     /** A kept object, which leaves the list, or {@code null} when none is kept. */
     public T poll() {
-        return kept.poll();
+        return kept == null ? null : kept.poll();
     }
 
     /** Keeps {@code t} for reuse, unless {@code max} objects are kept already. */
     public void offer(T t) {
+        if (kept == null) {
+            kept = new ArrayDeque<>(Math.min(max, 8)); // grows to max while the stream warms up, then stays
+        }
         if (kept.size() < max) {
             kept.push(t);
         }

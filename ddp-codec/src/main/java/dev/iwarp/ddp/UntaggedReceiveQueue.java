@@ -44,7 +44,7 @@ public final class UntaggedReceiveQueue<T> {
     }
 
     private final int qn;
-    private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>();
+    private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>(1); // grows as used: idle streams stay small
     private final FreeList<Posted<T>> spare = new FreeList<>(SPARE_MAX);
     /** What {@link #place} returns for each delivery: one object, filled again each time. */
     private final UntaggedPlacement<T> delivered = UntaggedPlacement.forDeliveries();

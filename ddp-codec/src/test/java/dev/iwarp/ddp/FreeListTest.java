@@ -19,4 +19,16 @@ class FreeListTest {
         assertSame(a, list.poll());
         assertNull(list.poll());
     }
+
+    @Test
+    void growsPastItsFirstArrayUpToItsBound() {
+        FreeList<Integer> list = new FreeList<>(20);
+        for (int i = 0; i < 25; i++) {
+            list.offer(i);
+        }
+        for (int i = 19; i >= 0; i--) {
+            assertSame(i, list.poll(), "kept in the order given back, newest first");
+        }
+        assertNull(list.poll(), "the five over the bound were dropped");
+    }
 }

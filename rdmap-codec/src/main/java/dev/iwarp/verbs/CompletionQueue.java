@@ -24,7 +24,11 @@ public final class CompletionQueue {
             return new Refilled();
         }
     };
-    private final LinkedBlockingQueue<Completion> queue = new LinkedBlockingQueue<>();
+    /**
+     * Created by the first completion queued or the first {@link #take}: with a listener it is never
+     * needed, and with its two locks it was 230 octets of every idle connection (issue 13, "Scale").
+     */
+    private volatile LinkedBlockingQueue<Completion> queue;
     /** Null (the queue), a {@link CompletionListener} or a {@link WorkCompletionListener}. */
     private volatile Object listener;
 
@@ -53,8 +57,21 @@ public final class CompletionQueue {
         } else if (l != null) {
             ((CompletionListener) l).onCompletion(c);
         } else {
-            queue.add(c);
+            queue().add(c);
         }
+    }
+
+    private LinkedBlockingQueue<Completion> queue() {
+        LinkedBlockingQueue<Completion> q = queue;
+        if (q == null) {
+            synchronized (this) {
+                q = queue;
+                if (q == null) {
+                    queue = q = new LinkedBlockingQueue<>();
+                }
+            }
+        }
+        return q;
     }
 
     /** A successful send-queue completion. */
@@ -84,24 +101,29 @@ public final class CompletionQueue {
 
     /** The oldest completion, or {@code null} when none is queued. */
     public Completion poll() {
-        return queue.poll();
+        LinkedBlockingQueue<Completion> q = queue;
+        return q == null ? null : q.poll();
     }
 
     /** Up to {@code max} queued completions, oldest first. */
     public List<Completion> poll(int max) {
         List<Completion> out = new ArrayList<>(Math.min(max, 64));
-        queue.drainTo(out, max);
+        LinkedBlockingQueue<Completion> q = queue;
+        if (q != null) {
+            q.drainTo(out, max);
+        }
         return out;
     }
 
     /** Waits up to the timeout for a completion; {@code null} on timeout. */
     public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
-        return queue.poll(timeout, unit);
+        return queue().poll(timeout, unit);
     }
 
     /** Completions currently queued. */
     public int size() {
-        return queue.size();
+        LinkedBlockingQueue<Completion> q = queue;
+        return q == null ? 0 : q.size();
     }
 
     /** The successful completion a reusing listener is handed; refilled per call. */

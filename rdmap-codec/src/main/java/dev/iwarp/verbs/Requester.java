@@ -27,9 +27,9 @@ import java.util.Set;
  */
 final class Requester {
     private final StreamState stream;
-    private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>();
+    private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
-    private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>();
+    private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** Started requests, whose completions leave in submission order, and the objects they reuse. */
     private final SubmissionOrder order;
     /** QN 3: Atomic Responses to our requests. */

@@ -36,7 +36,7 @@ final class Responder {
     private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
     /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
-    private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>();
+    private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /**
      * Receives posted from other threads, in posting order: taken before any Send is placed, so a
      * receive is in effect when {@code postRecv} returns, as with libibverbs (a peer told to send right

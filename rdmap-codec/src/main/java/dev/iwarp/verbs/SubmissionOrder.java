@@ -16,7 +16,7 @@ final class SubmissionOrder {
     /** Objects of each kind kept for reuse at most. */
     private static final int SPARE = 64;
     private final StreamState stream;
-    private final ArrayDeque<Started> started = new ArrayDeque<>();
+    private final ArrayDeque<Started> started = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** ORD slots whose completion left, for the next Reads and atomics. */
     private final FreeList<Outstanding> spareSlots = new FreeList<>(SPARE);
     /** Write promises whose write was reported and whose completion left. */

@@ -25,7 +25,7 @@ final class Transmitter {
     /** No completion promise for a queued message. */
     private static final Object NO_PROMISE = new Object();
     /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message (issue 13). */
-    private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    private final ArrayDeque<Object> queue = new ArrayDeque<>(1); // grows as used: idle streams stay small
     private ChannelHandlerContext ctx;
     private LowerLayer lowerLayer;
     private boolean closeWhenDrained;

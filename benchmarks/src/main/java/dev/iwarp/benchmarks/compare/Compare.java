@@ -170,7 +170,7 @@ public final class Compare implements Callable<Integer> {
         }
     }
 
-    static double median(List<Sample> samples, Function<Sample, Double> f) {
+    static <T> double median(List<T> samples, Function<T, Double> f) {
         double[] v = samples.stream().map(f).mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).toArray();
         if (v.length == 0) {
             return Double.NaN;

@@ -18,6 +18,8 @@ final class CompareReport {
         final List<Sample> ours = new ArrayList<>();
         final List<Sample> raw = new ArrayList<>();
         final List<Sample> ratios = new ArrayList<>();
+        /** Per round: raw Netty's CPU per message over ours, both event loops added ({@link #cpuRatio}). */
+        final List<Double> cpuRatios = new ArrayList<>();
 
         CaseResult(CompareCase c) {
             this.c = c;
@@ -27,6 +29,7 @@ final class CompareReport {
             ours.add(o);
             raw.add(r);
             ratios.add(ratio(c, o, r));
+            cpuRatios.add(cpuRatio(o, r));
         }
 
         boolean failed() {
@@ -45,6 +48,19 @@ final class CompareReport {
         Sample medianRatio() {
             return median(ratios);
         }
+
+        double medianCpuRatio() {
+            return Compare.median(cpuRatios, d -> d);
+        }
+    }
+
+    /**
+     * Raw Netty's CPU per message over ours, client and server event loops added: higher is better, like
+     * the rate ratio. On a machine whose cores the two loops share with others, rates follow the CPU
+     * the loops get, and this ratio is the steadier of the two.
+     */
+    static double cpuRatio(Sample o, Sample r) {
+        return (r.cpuClientUs() + r.cpuServerUs()) / (o.cpuClientUs() + o.cpuServerUs());
     }
 
     private static boolean latency(CompareCase c) {
@@ -84,29 +100,31 @@ final class CompareReport {
     }
 
     static String roundLine(CompareCase c, int round, Sample ours, Sample raw) {
-        return String.format(Locale.ROOT, "%-24s r%d ours: %s%n%-24s    raw:  %s%n%-24s    ratio ours/raw %s",
-                c.name(), round, side(c, ours), "", side(c, raw), "", ratioText(c, ratio(c, ours, raw)));
+        return String.format(Locale.ROOT, "%-24s r%d ours: %s%n%-24s    raw:  %s%n%-24s    ratio ours/raw %s, cpu raw/ours %.2f x",
+                c.name(), round, side(c, ours), "", side(c, raw), "", ratioText(c, ratio(c, ours, raw)), cpuRatio(ours, raw));
     }
 
     static String medianLine(CaseResult r) {
-        return String.format(Locale.ROOT, "%-24s MEDIAN ours: %s%n%-24s        raw:  %s%n%-24s        ratio %s%n",
-                r.c.name(), side(r.c, r.medianOurs()), "", side(r.c, r.medianRaw()), "", ratioText(r.c, r.medianRatio()));
+        return String.format(Locale.ROOT, "%-24s MEDIAN ours: %s%n%-24s        raw:  %s%n%-24s        ratio %s, cpu raw/ours %.2f x%n",
+                r.c.name(), side(r.c, r.medianOurs()), "", side(r.c, r.medianRaw()), "", ratioText(r.c, r.medianRatio()),
+                r.medianCpuRatio());
     }
 
     /** One line per case: the medians side by side. */
     static String summary(List<CaseResult> results) {
         StringBuilder b = new StringBuilder("medians (c/s = client/server event loop; per message; "
-                + "ping-pong ratio is ours/raw round trip, lower is better)\n");
-        b.append(String.format(Locale.ROOT, "%-24s %-22s %-22s %9s %15s %15s %15s %15s%n", "case", "ours", "raw", "ratio",
-                "ours cpu us", "raw cpu us", "ours alloc B", "raw alloc B"));
+                + "ping-pong ratio is ours/raw round trip, lower is better; cpu x is raw/ours CPU per message, "
+                + "both loops added, higher is better)\n");
+        b.append(String.format(Locale.ROOT, "%-24s %-22s %-22s %9s %6s %15s %15s %15s %15s%n", "case", "ours", "raw", "ratio",
+                "cpu x", "ours cpu us", "raw cpu us", "ours alloc B", "raw alloc B"));
         for (CaseResult r : results) {
             Sample o = r.medianOurs();
             Sample w = r.medianRaw();
             Sample q = r.medianRatio();
             boolean lat = latency(r.c);
-            b.append(String.format(Locale.ROOT, "%-24s %-22s %-22s %9s %15s %15s %15s %15s%n", r.c.name(), headline(r.c, o),
-                    headline(r.c, w), lat ? String.format(Locale.ROOT, "%.2f/%.2f", q.p50us(), q.p99us())
-                            : String.format(Locale.ROOT, "%.2f", q.rate()),
+            b.append(String.format(Locale.ROOT, "%-24s %-22s %-22s %9s %6.2f %15s %15s %15s %15s%n", r.c.name(),
+                    headline(r.c, o), headline(r.c, w), lat ? String.format(Locale.ROOT, "%.2f/%.2f", q.p50us(), q.p99us())
+                            : String.format(Locale.ROOT, "%.2f", q.rate()), r.medianCpuRatio(),
                     pair(o.cpuClientUs(), o.cpuServerUs(), "%.1f"), pair(w.cpuClientUs(), w.cpuServerUs(), "%.1f"),
                     pair(o.allocClient(), o.allocServer(), "%.0f"), pair(w.allocClient(), w.allocServer(), "%.0f")));
         }
@@ -140,10 +158,12 @@ final class CompareReport {
                     .append(",\"rounds\":[");
             for (int k = 0; k < r.ours.size(); k++) {
                 b.append(k == 0 ? "" : ",").append("{\"ours\":").append(json(r.ours.get(k))).append(",\"raw\":")
-                        .append(json(r.raw.get(k))).append(",\"ratio\":").append(json(r.ratios.get(k))).append('}');
+                        .append(json(r.raw.get(k))).append(",\"ratio\":").append(json(r.ratios.get(k)))
+                        .append(",\"cpuRatio\":").append(num(r.cpuRatios.get(k))).append('}');
             }
             b.append("],\"median\":{\"ours\":").append(json(r.medianOurs())).append(",\"raw\":")
-                    .append(json(r.medianRaw())).append(",\"ratio\":").append(json(r.medianRatio())).append("}}");
+                    .append(json(r.medianRaw())).append(",\"ratio\":").append(json(r.medianRatio()))
+                    .append(",\"cpuRatio\":").append(num(r.medianCpuRatio())).append("}}");
         }
         return b.append("]}").toString();
     }
