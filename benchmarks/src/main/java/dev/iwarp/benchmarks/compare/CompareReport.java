@@ -56,8 +56,7 @@ final class CompareReport {
 
     /**
      * Raw Netty's CPU per message over ours, client and server event loops added: higher is better, like
-     * the rate ratio. On a machine whose cores the two loops share with others, rates follow the CPU
-     * the loops get, and this ratio is the steadier of the two.
+     * the rate ratio: what a message costs, whether or not the loops were kept busy.
      */
     static double cpuRatio(Sample o, Sample r) {
         return (r.cpuClientUs() + r.cpuServerUs()) / (o.cpuClientUs() + o.cpuServerUs());
