@@ -36,6 +36,8 @@ public final class DdpOutboundMessage {
     private ByteBufAllocator copyInto;
     private int offset;
     private int segments;
+    /** Segments whose payload the lower layer reported copied ({@link #payloadCopiedBelow()}). */
+    private int segmentsCopiedBelow;
     private boolean started;
     private boolean done;
     /** Given back to its segmenter: waiting to be made into another message. */
@@ -61,6 +63,7 @@ public final class DdpOutboundMessage {
         copyInto = null;
         offset = 0;
         segments = 0;
+        segmentsCopiedBelow = 0;
         started = false;
         done = false;
         recycled = false;
@@ -71,11 +74,17 @@ public final class DdpOutboundMessage {
      * Makes each segment carry a copy of its payload octets, taken from {@code alloc} when the
      * segment is produced, instead of a slice of the message: for memory that may change while the
      * lower layer computes a checksum over it (RFC 5044 §4.4). Only one segment's worth is copied at a
-     * time. Returns this message.
+     * time. With {@code null}, segments not produced yet are slices again (the lower layer copies them).
+     * Returns this message.
      */
     public DdpOutboundMessage copyEachSegment(ByteBufAllocator alloc) {
         this.copyInto = alloc;
         return this;
+    }
+
+    /** Whether each segment carries a copy of its payload ({@link #copyEachSegment}). */
+    public boolean copiesEachSegment() {
+        return copyInto != null;
     }
 
     /**
@@ -196,6 +205,25 @@ public final class DdpOutboundMessage {
         }
     }
 
+    /**
+     * Called by the lower layer's adapter when the framing copied the payload of the segment it just took
+     * into a buffer of its own and released the payload (for MPA: a small FPDU built whole). See
+     * {@link #sourceReleased()}.
+     */
+    public void payloadCopiedBelow() {
+        segmentsCopiedBelow++;
+    }
+
+    /**
+     * Whether the message's source memory is free: every segment was produced, and each carried a copy of its
+     * payload ({@link #copyEachSegment}) or had its payload copied by the lower layer ({@link
+     * #payloadCopiedBelow()}). A sender may then report the message sent before its octets reach the socket:
+     * later changes to the source cannot change what goes out.
+     */
+    public boolean sourceReleased() {
+        return done && segments > 0 && offset == length && (copyInto != null || segmentsCopiedBelow == segments);
+    }
+
     /** Whether at least one segment was produced (an abandoned message would leave the peer half a message). */
     public boolean isStarted() {
         return started;
@@ -209,6 +237,11 @@ public final class DdpOutboundMessage {
     /** RsvdULP[0:7] of every segment (RDMAP's control octet). */
     public int rsvdUlp() {
         return rsvdUlp;
+    }
+
+    /** Octets of each segment's DDP header: 14 tagged, 18 untagged (RFC 5041 §4.2, §4.3). */
+    public int headerLength() {
+        return tagged ? DdpTaggedSegment.HEADER_LENGTH : DdpUntaggedSegment.HEADER_LENGTH;
     }
 
     /** Payload octets of the whole message. */

@@ -20,7 +20,7 @@ public final class DdpSegmenter {
     public static final int MAX_COUNTED_QN = 0xFFFF;
 
     /** Messages given back, kept for reuse (at most {@link #RECYCLED_MAX}). */
-    static final int RECYCLED_MAX = 16;
+    static final int RECYCLED_MAX = 128; // as many messages as a send queue 128 deep queues while unwritable
 
     private final MulpduSource mulpdu;
     private final int ddpVersion;

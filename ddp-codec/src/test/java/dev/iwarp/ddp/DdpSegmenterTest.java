@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -213,6 +215,55 @@ class DdpSegmenterTest {
         }
         org.junit.jupiter.api.Assertions.assertArrayEquals(octets, got.toByteArray());
         org.junit.jupiter.api.Assertions.assertEquals(0, payload.refCnt(), "the message released its payload");
+    }
+
+    /**
+     * sourceReleased: the source is free only once every segment was produced and each carried a copy,
+     * made here (copyEachSegment) or reported by the lower layer (payloadCopiedBelow); a zero-copy segment,
+     * one not reported, or a discarded message keeps it false. A recycled message starts over.
+     */
+    @Test
+    void theSourceIsReleasedOnlyWhenEverySegmentWasCopied() {
+        DdpSegmenter segmenter = new DdpSegmenter(() -> MULPDU);
+        DdpOutboundMessage zeroCopy = segmenter.tagged(0x40, STAG, TO, message(100));
+        zeroCopy.nextSegment().release();
+        assertFalse(zeroCopy.sourceReleased(), "its one segment is a slice of the source");
+        zeroCopy.recycle();
+
+        DdpOutboundMessage copied = segmenter.tagged(0x40, STAG, TO, message(3 * MULPDU))
+                .copyEachSegment(PooledByteBufAllocator.DEFAULT);
+        assertSame(zeroCopy, copied, "the recycled object");
+        for (int i = 0; copied.hasNextSegment(); i++) {
+            assertFalse(copied.sourceReleased(), "segment " + i + " not produced yet");
+            copied.nextSegment().release();
+        }
+        assertTrue(copied.sourceReleased(), "every segment a copy");
+        copied.recycle();
+
+        DdpOutboundMessage below = segmenter.untagged(0x41, 0, 0, message(2 * MULPDU));
+        assertFalse(below.sourceReleased(), "a recycled message starts over");
+        below.nextSegment().release(); // zero-copy: the lower layer reported nothing
+        while (below.hasNextSegment()) {
+            below.nextSegment().release();
+            below.payloadCopiedBelow();
+        }
+        assertFalse(below.sourceReleased(), "one segment went down uncopied");
+        below.recycle();
+
+        DdpOutboundMessage reported = segmenter.untagged(0x41, 0, 0, message(2 * MULPDU));
+        while (reported.hasNextSegment()) {
+            reported.nextSegment().release();
+            reported.payloadCopiedBelow();
+        }
+        assertTrue(reported.sourceReleased(), "the lower layer copied each segment");
+        reported.recycle();
+
+        DdpOutboundMessage discarded = segmenter.tagged(0x40, STAG, TO, message(3 * MULPDU))
+                .copyEachSegment(PooledByteBufAllocator.DEFAULT);
+        discarded.nextSegment().release();
+        discarded.discard();
+        assertFalse(discarded.sourceReleased(), "discarded with segments never sent");
+        discarded.recycle();
     }
 
     /** A message given back once done becomes the next message, with none of the old one's state. */

@@ -68,7 +68,9 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
             if (framer != null) {
                 header.clear();
                 ByteBuf payload = m.nextSegment(header);
-                framer.writeUlpdu(header, payload, promise); // the payload's reference goes to the framer
+                if (framer.writeUlpdu(header, payload, promise)) { // the payload's reference goes to the framer
+                    m.payloadCopiedBelow();
+                }
                 return;
             }
             segment = m.nextSegment();
@@ -171,6 +173,11 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
                         && DdpCodec.onlyCodecBetween(framerCtx, adapter, ChannelInboundHandler.class)
                         && DdpCodec.onlyCodecBetween(adapter, receiver, ChannelInboundHandler.class)
                         && framer.lendUlpdus(); // refused with inbound markers
+            }
+
+            @Override
+            public boolean copiesPayload(int headerLength, int payloadLength) {
+                return takesSegments && framer.copiesUlpdu(headerLength, payloadLength);
             }
 
             @Override

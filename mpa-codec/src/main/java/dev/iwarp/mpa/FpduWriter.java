@@ -178,17 +178,18 @@ final class FpduWriter {
      * Sends one FPDU whose ULPDU is {@code header}'s readable octets followed by {@code payload}'s,
      * as {@link #writeFpdu} would for their concatenation: the header octets go behind ULPDU_Length
      * into the framer's own buffer, the payload is written as is. Copies {@code header}; takes
-     * ownership of {@code payload}. Only when {@link #mustJoin} is false.
+     * ownership of {@code payload}. Only when {@link #mustJoin} is false. Returns whether the payload
+     * was copied into the FPDU and released ({@link #writeSmallFpdu}).
      */
-    void writeUlpdu(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+    boolean writeUlpdu(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, ChannelPromise promise) {
         int headerLength = header.readableBytes();
         int length = headerLength + payload.readableBytes();
         if (refused(ctx, length, payload, promise)) {
-            return;
+            return false;
         }
         if (payload.readableBytes() <= SMALL_PAYLOAD) {
             writeSmallFpdu(ctx, header, payload, promise);
-            return;
+            return true;
         }
         int fpduStart = txPos;
         int n0 = LENGTH_FIELD + headerLength;
@@ -217,6 +218,7 @@ final class FpduWriter {
         txPos += n0 + n + pad + CRC_LENGTH;
         trace(ctx, fpduStart, length);
         ctx.write(tail, promise);
+        return false;
     }
 
     /**

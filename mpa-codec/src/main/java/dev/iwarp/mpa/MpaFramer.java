@@ -294,8 +294,12 @@ public class MpaFramer extends MpaDuplexDecoder {
      * the event loop, for a framer in a pipeline. With markers, while outbound FPDUs are held
      * (RFC 5044 §7.1.2 rule 4), or for a header longer than 62 octets, the two are joined in a
      * composite and written through {@link #write}.
+     *
+     * @return whether the payload was copied into the FPDU and released here (a payload of at most 1024
+     *         octets, without markers and while nothing is held): the caller's memory is then no longer
+     *         referenced, although the FPDU may still wait in the outbound buffer
      */
-    public void writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+    public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
         ChannelHandlerContext ctx = this.ctx;
         int headerLength = header.readableBytes();
         if (txHeld || writer.mustJoin(headerLength)) {
@@ -304,9 +308,18 @@ public class MpaFramer extends MpaDuplexDecoder {
             ulpdu.addComponents(true, alloc.buffer(headerLength).writeBytes(header, header.readerIndex(),
                     headerLength), payload);
             write(ctx, ulpdu, promise);
-            return;
+            return false;
         }
-        writer.writeUlpdu(ctx, header, payload, promise);
+        return writer.writeUlpdu(ctx, header, payload, promise);
+    }
+
+    /**
+     * Whether {@link #writeUlpdu} called now with a header of {@code headerLength} octets and a payload of
+     * {@code payloadLength} copies the payload into its FPDU and releases it (and returns true).
+     */
+    public boolean copiesUlpdu(int headerLength, int payloadLength) {
+        return !txHeld && !writer.mustJoin(headerLength) && payloadLength <= FpduWriter.SMALL_PAYLOAD
+                && ctx != null && ctx.channel().isActive();
     }
 
     @Override

@@ -95,7 +95,12 @@ class MpaFramerPiecesTest {
                     .writeBytes(payload);
             ByteBuf p = region.retainedSlice(5, payload.length);
             region.release();
-            framer.writeUlpdu(h, p, tx.newPromise());
+            boolean predicted = framer.copiesUlpdu(shape[0], shape[1]);
+            boolean copied = framer.writeUlpdu(h, p, tx.newPromise());
+            assertEquals(predicted, copied, "copiesUlpdu says beforehand what writeUlpdu does");
+            assertEquals(!markers && !held && shape[0] <= 62 && shape[1] <= FpduWriter.SMALL_PAYLOAD, copied,
+                    "copied into one FPDU buffer: header " + shape[0] + ", payload " + shape[1]);
+            assertEquals(copied, p.refCnt() == 0, "a copied payload is released before the flush, another is held");
             tx.flush();
             assertEquals(3, h.readerIndex(), "the header is copied, not consumed");
         }
@@ -127,7 +132,10 @@ class MpaFramerPiecesTest {
         ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(payloadLength).writeZero(payloadLength);
         long payloadAddress = payload.memoryAddress() + payload.readerIndex();
         ChannelPromise promise = tx.newPromise();
-        framer.writeUlpdu(header, payload, promise);
+        assertEquals(payloadLength <= FpduWriter.SMALL_PAYLOAD, framer.copiesUlpdu(18, payloadLength));
+        assertEquals(payloadLength <= FpduWriter.SMALL_PAYLOAD, framer.writeUlpdu(header, payload, promise),
+                "writeUlpdu says whether it copied the payload");
+        assertFalse(promise.isDone(), "the write completes with the flush, copied or not");
         tx.flush();
         assertTrue(promise.isSuccess());
         int count = 0;

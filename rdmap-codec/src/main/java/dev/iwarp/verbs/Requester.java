@@ -80,12 +80,17 @@ final class Requester {
         }
         sendQueue.add(wr);
         if (s == QpState.RTS) {
-            pump(!stream.inReadBatch); // within a read batch, channelReadComplete flushes
+            pump(!stream.inReadBatch, true); // within a read batch, channelReadComplete flushes
         }
     }
 
     /** Starts queued requests in order while ORD and fences allow (RFC 5040 §5.2, §5.5), then transmits. */
     void pump(boolean flush) {
+        pump(flush, false);
+    }
+
+    /** As {@link #pump(boolean)}; {@code posted}: called by {@link #postSend}, whose caller sees no completion inside it. */
+    private void pump(boolean flush, boolean posted) {
         while (stream.isRts() && !stream.awaitingRtr) {
             SendRequest wr = sendQueue.peek();
             if (wr == null) {
@@ -101,7 +106,11 @@ final class Requester {
             execute(wr);
         }
         if (stream.isRts() || stream.state == QpState.CLOSING) {
-            stream.tx.transmit(flush);
+            if (posted) {
+                stream.tx.transmitPosted(flush);
+            } else {
+                stream.tx.transmit(flush);
+            }
         }
     }
 

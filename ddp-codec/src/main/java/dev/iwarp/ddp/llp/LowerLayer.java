@@ -48,6 +48,18 @@ public interface LowerLayer extends MulpduSource {
     }
 
     /**
+     * Whether a message segment with a DDP header of {@code headerLength} octets and {@code payloadLength}
+     * payload octets, written to this adapter now as {@link #takesMessagesFrom} describes, has its payload
+     * copied into the framing's own buffer and released before the write returns; the adapter then confirms
+     * it with {@link dev.iwarp.ddp.DdpOutboundMessage#payloadCopiedBelow()}. The sender may then treat the
+     * message as sent once written (its source is free, as siw's is once in the TCP send buffer) and pass a
+     * void promise. By default false.
+     */
+    default boolean copiesPayload(int headerLength, int payloadLength) {
+        return false;
+    }
+
+    /**
      * Asks this lower layer to hand each ULPDU up to {@code receiver} as a view of its own receive
      * buffer, lent for the {@code channelRead} that carries it: no ULPDU object per FPDU (issue 13). The
      * receiver reads it within that call, keeps no reference to the buffer itself (a retained slice of it
