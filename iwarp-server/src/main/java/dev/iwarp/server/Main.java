@@ -20,7 +20,9 @@ import java.util.Properties;
 @Command(name = "iwarp-server", versionProvider = Main.Version.class,
         description = "iWARP (MPA/DDP/RDMAP) echo/target server and rping-compatible tools in pure Java.",
         subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class,
-                ProbeCommand.class, SendRecvCommand.class})
+                ProbeCommand.class, SendRecvCommand.class,
+                PerftestCommand.WriteBw.class, PerftestCommand.ReadBw.class, PerftestCommand.SendBw.class,
+                PerftestCommand.WriteLat.class, PerftestCommand.ReadLat.class, PerftestCommand.SendLat.class})
 public final class Main {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
