@@ -36,12 +36,21 @@ public final class PerftestRun {
     private final PrintWriter err;
     private final Events dataEvents = new Events();
     private final List<DataQp> data = new ArrayList<>();
+    /** perftest 6.28's negotiation message without mlx5dv (320 with it). */
+    static final int NEGOTIATION_LENGTH = 312;
+    private final PerftestVersion announce;
     private PerftestVersion peerVersion;
 
     public PerftestRun(PerftestSettings s, PrintWriter out, PrintWriter err) {
+        this(s, out, err, PerftestVersion.OURS);
+    }
+
+    /** As above, announcing {@code announce} (tests of the version policy play older and newer peers). */
+    PerftestRun(PerftestSettings s, PrintWriter out, PrintWriter err, PerftestVersion announce) {
         this.s = s;
         this.out = out;
         this.err = err;
+        this.announce = announce;
     }
 
     /** Runs; returns the exit code (0 done, 1 failed, one line on {@code err} saying why). */
@@ -259,7 +268,7 @@ public final class PerftestRun {
 
         /** Version, page size, cache line, MTU, [6.28 negotiation], barrier; then {@code openData}. */
         void preamble(Step openData) throws PerftestException {
-            byte[] v = ctl.exchange("version", PerftestVersion.OURS.encode());
+            byte[] v = ctl.exchange("version", announce.encode());
             try {
                 peerVersion = PerftestVersion.decode(v, v.length);
             } catch (IllegalArgumentException e) {
@@ -276,7 +285,13 @@ public final class PerftestRun {
                     ControlMessages.int32(ControlMessages.CACHE_LINE)), "cache line"));
             int theirMtu = ControlMessages.mtuOctets(ctl.exchange("MTU", ControlMessages.mtu(ControlMessages.MTU_ENUM)));
             mtu = theirMtu > 0 ? Math.min(1024, theirMtu) : 1024;
-            if (peerVersion.compareTo(PerftestVersion.NEGOTIATES_ALWAYS) == 0) {
+            if (s.client() && announce.compareTo(PerftestVersion.NEGOTIATES_ALWAYS) == 0) {
+                // playing a 6.28 client (tests): its negotiation message, which the server must echo
+                byte[] mine = new byte[NEGOTIATION_LENGTH];
+                if (!java.util.Arrays.equals(mine, ctl.exchange("parameter negotiation", mine))) {
+                    throw new PerftestException("the server did not echo the parameter negotiation message");
+                }
+            } else if (peerVersion.compareTo(PerftestVersion.NEGOTIATES_ALWAYS) == 0) {
                 if (s.client()) {
                     throw new PerftestException("the server runs perftest 6.28, which negotiates parameters in a "
                             + "message only perftest itself fills in; run its client against our server instead");

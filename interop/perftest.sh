@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# perftest.sh - stock perftest (-R, Debian 12's "6.06") against our ib_* commands in both roles, in the siw VM,
+# and ours against ours on loopback.
+#
+# Usage: interop/perftest.sh [path/to/iwarp-server.jar]
+# Env:   SIWVM_DIR          the siw-vm harness (default: ../shared/interop/siw-vm beside the checkout)
+#        PERFTEST_OUT       where logs and pcaps go (default: target/perftest)
+#        PERFTEST_PORT_BASE first host port (default 18515; uses BASE..BASE+12 and BASE+20)
+#        PERFTEST_PARTS     which parts to run (default "C AB")
+#        PERFTEST_RECHECK   a directory of an earlier A/B run: only check its files
+#
+# C  ours against ours on 127.0.0.1: each of the six tests with -a (every size 2..2^23) and -n 3.
+# A  in one VM boot, each stock client (ib_{write,read,send}_bw -s 4096 -n 20, ib_*_lat -s 64 -n 100) against
+#    our server on the host (10.0.2.2 in the guest), each captured on eth0; plus the negative case: our
+#    ib_send_bw server -s 64 against a stock client sending 4096 octets.
+# B  in the same boot, stock ib_{write,read,send}_bw servers in the guest and our clients through --hostfwd.
+# Every check is one row; exit 1 if any row failed. Needs root (the VM).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JAR=$(cd "$(dirname "${1:-$ROOT/iwarp-server/target/iwarp-server.jar}")" && pwd)/$(basename "${1:-iwarp-server.jar}")
+SIWVM_DIR=${SIWVM_DIR:-$ROOT/../shared/interop/siw-vm}
+OUT=${PERFTEST_OUT:-$ROOT/target/perftest}
+BASE=${PERFTEST_PORT_BASE:-18515}
+PARTS=${PERFTEST_PARTS:-C AB}
+TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
+
+[[ -f $JAR ]] || { echo "perftest: no jar at $JAR (run mvn package first)" >&2; exit 2; }
+rm -rf "$OUT"; mkdir -p "$OUT"
+T0=$SECONDS
+say() { printf '[perftest %4ss] %s\n' $((SECONDS - T0)) "$*"; }
+
+ROWS=() PASS=0 FAIL=0 PIDS=()
+# SIGTERM: timeout(1) passes it on to the java it runs
+cleanup() { local p; for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+DIR=$OUT
+row() {  # row NAME "what" CHECK...: passes when every CHECK (a shell condition) holds
+  local name=$1 what=$2 c verdict=PASS; shift 2
+  for c in "$@"; do eval "$c" 2>/dev/null || { verdict=FAIL; break; }; done
+  if [[ $verdict == PASS ]]; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
+  ROWS+=("$(printf '%-22s %-4s %s' "$name" "$verdict" "$what")")
+  if [[ $verdict == FAIL ]]; then
+    echo "---- FAIL $name: $what (failed: $c); its output:"
+    local f; for f in "$DIR/$name".* "$DIR/srv-$name".log; do
+      if [[ -f $f && $f != *.pcap ]]; then tail -15 "$f" | sed "s|^|    $(basename "$f"): |"; fi
+    done
+  fi
+  return 0
+}
+has() { grep -q -E -- "$2" "$DIR/$1"; }                                  # has FILE REGEX
+hasnt() { ! grep -q -E -- "$2" "$DIR/$1"; }                              # hasnt FILE REGEX
+rc() { [[ $(cat "$DIR/$1" 2>/dev/null) == "$2" ]]; }                     # rc FILE CODE
+clean() { hasnt "$1" 'Completion with error|Bad wc status|Couldn.t|Failed|mismatch'; }
+# perftest separates the last bandwidth column with tabs: [[:space:]], not " +"
+S='[[:space:]]+'
+BW_LINE="^ 4096${S}20${S}[0-9.]+${S}[0-9.]+${S}[0-9.]+"
+LAT_LINE="^ 64${S}100${S}[0-9.]+"
+
+our_server() {  # our_server NAME PORT args...: one of our ib_* servers on 127.0.0.1, NAME.log; finish_server NAME
+  local name=$1 port=$2; shift 2
+  timeout 240 java -jar "$JAR" "$@" -R -p "$port" --bind 127.0.0.1 > "$DIR/$name.log" 2>&1 &
+  PIDS+=($!); eval "PID_${name//-/_}=$!"
+}
+finish_server() {  # finish_server NAME: waits for it to exit and writes NAME.rc
+  local pid rc=0; eval "pid=\$PID_${1//-/_}"
+  wait "$pid" || rc=$?
+  echo $rc > "$DIR/$1.rc"
+}
+await_server() {  # await_server NAME: up to 90 s for its "listening on" line (JVMs start slowly on a loaded host)
+  local pid i; eval "pid=\$PID_${1//-/_}"
+  for i in $(seq 450); do
+    grep -q "listening on" "$DIR/$1.log" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  cat "$DIR/$1.log"; echo "perftest: $1 did not start" >&2; exit 1
+}
+our_client() {  # our_client NAME args...: one of our ib_* clients, NAME.out / NAME.rc
+  local name=$1; shift
+  set +e; timeout 120 java -jar "$JAR" "$@" > "$DIR/$name.out" 2>&1; echo $? > "$DIR/$name.rc"; set -e
+  say "  host  $name: $(grep -E '^ [0-9]' "$DIR/$name.out" | tail -1) (exit $(cat "$DIR/$name.rc"))"
+}
+
+# ---- C: ours against ours, every size of -a
+if [[ $PARTS == *C* ]]; then
+  DIR=$OUT/loopback; mkdir -p "$DIR"
+  port=$((BASE + 20))
+  for t in $TESTS; do
+    say "C: $t -a -n 3, ours against ours on 127.0.0.1:$port"
+    our_server "srv-$t" $port $t -a -n 3; await_server "srv-$t"
+    our_client "$t" $t -R -a -n 3 -p $port 127.0.0.1
+    finish_server "srv-$t"
+    row "$t" "ours -> ours, $t -R -a -n 3: 23 sizes, 2 .. 8388608, both ends exit 0" \
+      'rc $t.rc 0' 'rc srv-$t.rc 0' '[[ $(grep -c -E "^ [0-9]+${S}3${S}[0-9.]+" $DIR/$t.out) -eq 23 ]]' \
+      'has $t.out "^ 8388608${S}3${S}"'
+  done
+fi
+
+# ---- A and B: one VM boot
+if [[ $PARTS == *A* || $PARTS == *B* ]]; then
+  [[ -f $SIWVM_DIR/run.sh ]] || { echo "perftest: no siw-vm harness at $SIWVM_DIR" >&2; exit 2; }
+  SIWVM_DIR=$(cd "$SIWVM_DIR" && pwd)
+  DIR=${PERFTEST_RECHECK:-$OUT/vm}; mkdir -p "$DIR"
+  if [[ -z ${PERFTEST_RECHECK:-} ]]; then  # PERFTEST_RECHECK=DIR: only the checks, on an earlier run's files
+    say "setting up the siw VM (setup.sh; idempotent)"
+    bash "$SIWVM_DIR/setup.sh" > "$DIR/setup.log" 2>&1 || { tail -30 "$DIR/setup.log"; echo "perftest: setup.sh failed" >&2; exit 1; }
+
+    # A: our servers, one port per test (each serves one run, as perftest's)
+    i=0
+    for t in $TESTS; do
+      case $t in *_bw) args="-s 4096 -n 20";; *) args="-s 64 -n 100";; esac
+      our_server "srv-$t" $((BASE + i)) $t $args; await_server "srv-$t"
+      i=$((i + 1))
+    done
+    our_server srv-neg $((BASE + 6)) ib_send_bw -s 64 -n 20 --timeout 30000; await_server srv-neg
+
+    # the guest: stock servers for our clients (guest ports 18515..18517, B) in the background while its stock
+    # clients (A, each captured) run one after the other; the negative case last, bounded at 30 s (it hangs)
+    {
+      echo 'set -u'
+      echo 'run() { n=$1; p=$2; t=$3; shift 3; siwvm-capture /host/A-$n.pcap eth0 "tcp port $p" -- timeout $t "$@" > /host/$n.out 2>&1; echo $? > /host/$n.rc; echo "guest $n: exit $(cat /host/$n.rc)"; }'
+      if [[ $PARTS == *B* ]]; then
+        j=0
+        for t in ib_write_bw ib_read_bw ib_send_bw; do
+          echo "( timeout 150 $t -R -d siw0 -s 4096 -n 20 -p $((18515 + j)) > /host/s-$t.log 2>&1; echo rc=\$? >> /host/s-$t.log ) &"
+          j=$((j + 1))
+        done
+        echo 'sleep 1; touch /host/ready'
+      fi
+      if [[ $PARTS == *A* ]]; then
+        i=0
+        for t in $TESTS; do
+          case $t in *_bw) args="-s 4096 -n 20";; *) args="-s 64 -n 100";; esac
+          echo "run $t $((BASE + i)) 90 $t -R -d siw0 $args -p $((BASE + i)) 10.0.2.2"
+          i=$((i + 1))
+        done
+        echo "run neg $((BASE + 6)) 30 ib_send_bw -R -d siw0 -s 4096 -n 20 -p $((BASE + 6)) 10.0.2.2"
+      fi
+      echo 'wait; echo guest done'
+    } > "$DIR/guest.sh"
+    fwd=(--hostfwd $((BASE + 10)):18515 --hostfwd $((BASE + 11)):18516 --hostfwd $((BASE + 12)):18517)
+    say "A/B: booting the VM"
+    bash "$SIWVM_DIR/run.sh" -q --timeout 280 --share "$DIR" "${fwd[@]}" -- 'bash /host/guest.sh' > "$DIR/vm.log" 2>&1 &
+    vm=$!; PIDS+=($vm)
+    if [[ $PARTS == *B* ]]; then
+      for k in $(seq 1500); do [[ -e $DIR/ready ]] && break; kill -0 $vm 2>/dev/null || break; sleep 0.2; done
+      if [[ -e $DIR/ready ]]; then
+        j=0
+        for t in ib_write_bw ib_read_bw ib_send_bw; do
+          our_client "c-$t" $t -R -s 4096 -n 20 -p $((BASE + 10 + j)) 127.0.0.1
+          j=$((j + 1))
+        done
+      else
+        say "B: the guest never got ready"
+      fi
+    fi
+    wait $vm || say "run.sh exit $?"
+    sed 's/^/  vm: /' "$DIR/vm.log"
+    for t in $TESTS neg; do finish_server "srv-$t"; done
+  fi
+
+  if [[ $PARTS == *A* ]]; then
+    for t in ib_write_bw ib_send_bw; do
+      row "$t" "stock $t -R -s 4096 -n 20 -> ours: result line, rc 0, no error words" \
+        'rc $t.rc 0' 'has $t.out "$BW_LINE"' 'clean $t.out' 'rc srv-$t.rc 0'
+    done
+    row ib_read_bw "stock ib_read_bw -R -s 4096 -n 20 -> ours: result line, Outstand reads 128, rc 0" \
+      'rc ib_read_bw.rc 0' 'has ib_read_bw.out "$BW_LINE"' 'has ib_read_bw.out "Outstand reads  : 128"' \
+      'clean ib_read_bw.out' 'rc srv-ib_read_bw.rc 0'
+    for t in ib_write_lat ib_read_lat ib_send_lat; do
+      row "$t" "stock $t -R -s 64 -n 100 -> ours: latency line under its header, rc 0" \
+        'rc $t.rc 0' 'has $t.out "#bytes #iterations    t_min\[usec\]"' 'has $t.out "$LAT_LINE"' 'clean $t.out' \
+        'rc srv-$t.rc 0'
+    done
+    # siw's client has usually completed its Sends locally when our Terminate comes, then waits for credits
+    # that never come: it fails by its timeout rather than with "Completion with error" (digest 6.5 saw that
+    # between two siw ends on lo)
+    row neg "stock ib_send_bw -s 4096 -> ours -s 64: our Terminate 1/2/0x05 and one error line, both fail" \
+      '! rc neg.rc 0' 'has srv-neg.log "DDP message too long for available buffer; sending Terminate 1/2/0x05"' \
+      'has srv-neg.log "^ib_send_bw: Completion with error at server"' '! rc srv-neg.rc 0'
+    # wire shape (digest section 6.4): 2 conversations, MPA 10 02 0004, control Sends per direction, credits
+    for t in $TESTS; do
+      pcap=$DIR/A-$t.pcap
+      tshark -n -r "$pcap" -T fields -e tcp.stream -e tcp.srcport -e tcp.payload 2>/dev/null > "$DIR/A-$t.fields" || true
+      tshark -n -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct -Y 'iwarp_rdma.opcode == 3 && tcp.stream == 0' \
+        -T fields -e tcp.stream -e tcp.srcport -e iwarp_rdma.opcode 2>/dev/null \
+        | awk '{n = split($3, a, ","); c[$1 " " $2] += n} END {for (k in c) print k, c[k]}' | sort > "$DIR/A-$t.sends"
+      case $t in ib_write_bw|ib_read_bw) want=16;; ib_write_lat) want=10;; *) want=11;; esac
+      convs=$(cut -f1 "$DIR/A-$t.fields" | sort -u | grep -c . || true)
+      mpa=$(grep -c -E $'\t4d504120494420(526571|526570)204672616d6510020004' "$DIR/A-$t.fields" || true)
+      checks=('[[ $convs -eq 2 ]]' '[[ $mpa -eq 4 ]]'
+              '[[ $(wc -l < $DIR/A-$t.sends) -eq 2 ]]' 'awk -v w=$want "\$3 != w {exit 1}" $DIR/A-$t.sends')
+      what="wire of $t: 2 conversations, 4 MPA frames 10 02 0004, $want control Sends each way on A"
+      if [[ $t == ib_read_bw ]]; then
+        checks+=('grep -q -E $'"'"'\t4d504120494420526570204672616d651002000400800080'"'"' $DIR/A-$t.fields')
+        what="$what, Reply IRD/ORD 128 on B"
+      fi
+      if [[ $t == ib_send_bw ]]; then
+        credits=$(tshark -n -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct \
+          -Y 'iwarp_rdma.opcode == 0' -T fields -e iwarp_rdma.opcode 2>/dev/null | tr , '\n' | grep -c . || true)
+        checks+=('[[ $credits -eq 4 ]]')
+        what="$what, 4 credit Writes (counts 6, 12, 18, 20)"
+      fi
+      row "wire-$t" "$what" "${checks[@]}"
+    done
+  fi
+  if [[ $PARTS == *B* ]]; then
+    for t in ib_write_bw ib_read_bw; do
+      row "s-$t" "ours $t -s 4096 -n 20 -> stock server: it prints our report, rc 0" \
+        'rc c-$t.rc 0' 'has c-$t.out "$BW_LINE"' 'has s-$t.log "$BW_LINE"' 'has s-$t.log "^rc=0"' 'clean s-$t.log'
+    done
+    row s-ib_send_bw "ours ib_send_bw -s 4096 -n 20 -> stock server: its own result line, rc 0" \
+      'rc c-ib_send_bw.rc 0' 'has c-ib_send_bw.out "$BW_LINE"' 'has s-ib_send_bw.log "$BW_LINE"' \
+      'has s-ib_send_bw.log "^rc=0"' 'clean s-ib_send_bw.log'
+  fi
+fi
+
+echo
+printf '%s\n' "${ROWS[@]}"
+echo "perftest: $PASS passed, $FAIL failed ($((SECONDS - T0)) s)"
+[[ $FAIL -eq 0 ]]
