@@ -9,7 +9,8 @@
 #        PERFTEST_PARTS     which parts to run (default "C AB")
 #        PERFTEST_RECHECK   a directory of an earlier A/B run: only check its files
 #
-# C  ours against ours on 127.0.0.1: each of the six tests with -a (every size 2..2^23) and -n 3.
+# C  ours against ours on 127.0.0.1: each of the six tests with -a (every size 2..2^23) and -n 3, in the
+#    background while the VM part runs.
 # A  in one VM boot, each stock client (ib_{write,read,send}_bw -s 4096 -n 20, ib_*_lat -s 64 -n 100) against
 #    our server on the host (10.0.2.2 in the guest), each captured on eth0; plus the negative case: our
 #    ib_send_bw server -s 64 against a stock client sending 4096 octets.
@@ -83,19 +84,21 @@ our_client() {  # our_client NAME args...: one of our ib_* clients, NAME.out / N
   say "  host  $name: $(grep -E '^ [0-9]' "$DIR/$name.out" | tail -1) (exit $(cat "$DIR/$name.rc"))"
 }
 
-# ---- C: ours against ours, every size of -a
-if [[ $PARTS == *C* ]]; then
-  DIR=$OUT/loopback; mkdir -p "$DIR"
-  port=$((BASE + 20))
+# ---- C: ours against ours, every size of -a; in the background while the VM part runs (checked at the end)
+run_c() {
+  local port=$((BASE + 20)) t
   for t in $TESTS; do
     say "C: $t -a -n 3, ours against ours on 127.0.0.1:$port"
     our_server "srv-$t" $port $t -a -n 3; await_server "srv-$t"
     our_client "$t" $t -R -a -n 3 -p $port 127.0.0.1
     finish_server "srv-$t"
-    row "$t" "ours -> ours, $t -R -a -n 3: 23 sizes, 2 .. 8388608, both ends exit 0" \
-      'rc $t.rc 0' 'rc srv-$t.rc 0' '[[ $(grep -c -E "^ [0-9]+${S}3${S}[0-9.]+" $DIR/$t.out) -eq 23 ]]' \
-      'has $t.out "^ 8388608${S}3${S}"'
   done
+}
+C_PID=
+if [[ $PARTS == *C* ]]; then
+  mkdir -p "$OUT/loopback"
+  ( DIR=$OUT/loopback; PIDS=(); trap cleanup EXIT; run_c ) &
+  C_PID=$!; PIDS+=($C_PID)
 fi
 
 # ---- A and B: one VM boot
@@ -190,9 +193,13 @@ if [[ $PARTS == *A* || $PARTS == *B* ]]; then
       case $t in ib_write_bw|ib_read_bw) want=16;; ib_write_lat) want=10;; *) want=11;; esac
       convs=$(cut -f1 "$DIR/A-$t.fields" | sort -u | grep -c . || true)
       mpa=$(grep -c -E $'\t4d504120494420(526571|526570)204672616d6510020004' "$DIR/A-$t.fields" || true)
-      checks=('[[ $convs -eq 2 ]]' '[[ $mpa -eq 4 ]]'
+      # Wireshark's iwarp_mpa / iwarp_ddp_rdmap dissectors over the whole capture, as interop/wire-check.sh
+      tsk() { tshark -n -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct "$@" 2>/dev/null; }
+      fpdus=$(tsk -Y iwarp_mpa.fpdu -T fields -E occurrence=a -E aggregator=, -e iwarp_mpa.ulpdulength | tr , '\n' | grep -c . || true)
+      bad=$(tsk -Y '_ws.malformed || _ws.expert.severity >= 8388608' | grep -c . || true)
+      checks=('[[ $fpdus -gt 0 && $bad -eq 0 ]]' '[[ $convs -eq 2 ]]' '[[ $mpa -eq 4 ]]'
               '[[ $(wc -l < $DIR/A-$t.sends) -eq 2 ]]' 'awk -v w=$want "\$3 != w {exit 1}" $DIR/A-$t.sends')
-      what="wire of $t: 2 conversations, 4 MPA frames 10 02 0004, $want control Sends each way on A"
+      what="wire of $t: FPDUs decoded by tshark, none malformed, no expert error, 2 conversations, 4 MPA frames 10 02 0004, $want control Sends each way on A"
       if [[ $t == ib_read_bw ]]; then
         checks+=('grep -q -E $'"'"'\t4d504120494420526570204672616d651002000400800080'"'"' $DIR/A-$t.fields')
         what="$what, Reply IRD/ORD 128 on B"
@@ -215,6 +222,16 @@ if [[ $PARTS == *A* || $PARTS == *B* ]]; then
       'rc c-ib_send_bw.rc 0' 'has c-ib_send_bw.out "$BW_LINE"' 'has s-ib_send_bw.log "$BW_LINE"' \
       'has s-ib_send_bw.log "^rc=0"' 'clean s-ib_send_bw.log'
   fi
+fi
+
+if [[ -n $C_PID ]]; then
+  wait $C_PID || say "C: exit $?"
+  DIR=$OUT/loopback
+  for t in $TESTS; do
+    row "$t" "ours -> ours, $t -R -a -n 3: 23 sizes, 2 .. 8388608, both ends exit 0" \
+      'rc $t.rc 0' 'rc srv-$t.rc 0' '[[ $(grep -c -E "^ [0-9]+${S}3${S}[0-9.]+" $DIR/$t.out) -eq 23 ]]' \
+      'has $t.out "^ 8388608${S}3${S}"'
+  done
 fi
 
 echo
