@@ -123,11 +123,14 @@ if [[ $PARTS == *A* || $PARTS == *B* ]]; then
     # clients (A, each captured) run one after the other; the negative case last, bounded at 30 s (it hangs)
     {
       echo 'set -u'
-      echo 'run() { n=$1; p=$2; t=$3; shift 3; siwvm-capture /host/A-$n.pcap eth0 "tcp port $p" -- timeout $t "$@" > /host/$n.out 2>&1; echo $? > /host/$n.rc; echo "guest $n: exit $(cat /host/$n.rc)"; }'
+      # the 2 s after each command: on a loaded host tcpdump may still be behind when the command ends
+      echo 'run() { n=$1; p=$2; t=$3; shift 3; siwvm-capture /host/A-$n.pcap eth0 "tcp port $p" -- bash -c "timeout $t \"\$@\"; echo \$? > /host/$n.rc; sleep 2" _ "$@" > /host/$n.out 2>&1; echo "guest $n: exit $(cat /host/$n.rc)"; }'
       if [[ $PARTS == *B* ]]; then
         j=0
         for t in ib_write_bw ib_read_bw ib_send_bw; do
-          echo "( timeout 150 $t -R -d siw0 -s 4096 -n 20 -p $((18515 + j)) > /host/s-$t.log 2>&1; echo rc=\$? >> /host/s-$t.log ) &"
+          # perftest calibrates its clock (r^2 >= 0.9) to print a report; under TCG on a loaded host that can
+          # fail ("Can't produce a report"): then the server runs once more, and our client with it
+          echo "( for a in 1 2; do timeout 120 $t -R -d siw0 -s 4096 -n 20 -p $((18515 + j)) > /host/s-$t.log 2>&1; echo rc=\$? >> /host/s-$t.log; grep -q \"Can't produce a report\" /host/s-$t.log || break; [ \$a = 1 ] && mv /host/s-$t.log /host/s-$t.try1.log && touch /host/s-$t.retry; done ) &"
           j=$((j + 1))
         done
         echo 'sleep 1; touch /host/ready'
@@ -153,6 +156,14 @@ if [[ $PARTS == *A* || $PARTS == *B* ]]; then
         j=0
         for t in ib_write_bw ib_read_bw ib_send_bw; do
           our_client "c-$t" $t -R -s 4096 -n 20 -p $((BASE + 10 + j)) 127.0.0.1
+          if ! rc "c-$t.rc" 0; then  # the stock server's clock calibration failed? it runs again
+            for k in $(seq 150); do [[ -e $DIR/s-$t.retry ]] && break; sleep 0.2; done
+            if [[ -e $DIR/s-$t.retry ]]; then
+              say "B: the stock $t server could not produce a report (its clock calibration); once more"
+              sleep 2; mv "$DIR/c-$t.out" "$DIR/c-$t.try1.out"
+              our_client "c-$t" $t -R -s 4096 -n 20 -p $((BASE + 10 + j)) 127.0.0.1
+            fi
+          fi
           j=$((j + 1))
         done
       else

@@ -209,7 +209,8 @@ class CommandLineTest {
 
     /** Help never names a file users lack nor an option the command lacks (another command's, when named, is fine). */
     @ParameterizedTest(name = "{0} --help")
-    @ValueSource(strings = {"serve", "ping", "demo", "bench", "probe", "sendrecv"})
+    @ValueSource(strings = {"serve", "ping", "demo", "bench", "probe", "sendrecv",
+            "ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat", "ib_send_lat"})
     void helpNamesOnlyWhatTheUserHas(String command) {
         Run r = run(command, "--help");
         assertEquals(0, r.exit(), r.toString());
