@@ -3,6 +3,7 @@ package dev.iwarp.server.perftest;
 import dev.iwarp.server.Main;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -11,6 +12,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -227,5 +231,28 @@ class PerftestLoopbackTest {
         assertEquals(0, rc);
         assertTrue(out.toString().contains("--report_gbits") && out.toString().contains("Accepted and ignored"),
                 out.toString());
+    }
+
+    @Test
+    void insideTlsWithAPreSharedKey(@TempDir Path dir) throws Exception {
+        Path psk = dir.resolve("psk");
+        Files.writeString(psk, "node1:00112233445566778899aabbccddeeff\n", StandardCharsets.US_ASCII);
+        int port = freePort();
+        StringWriter sOut = new StringWriter();
+        StringWriter sErr = new StringWriter();
+        CompletableFuture<Integer> srv = CompletableFuture.supplyAsync(() -> Main.run(new String[] {"ib_send_bw", "-R",
+                "--bind", "127.0.0.1", "-p", String.valueOf(port), "-s", "4096", "-n", "20", "--tls", "--psk-file",
+                psk.toString()}, new PrintWriter(sOut, true), new PrintWriter(sErr, true)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!sOut.toString().contains("listening on") && !srv.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        StringWriter cOut = new StringWriter();
+        StringWriter cErr = new StringWriter();
+        int rc = Main.run(new String[] {"ib_send_bw", "-R", "-p", String.valueOf(port), "-s", "4096", "-n", "20",
+                "--tls", "--psk-file", psk.toString(), "127.0.0.1"}, new PrintWriter(cOut, true), new PrintWriter(cErr, true));
+        assertEquals(0, rc, cOut + "" + cErr);
+        assertEquals(0, srv.get(60, TimeUnit.SECONDS), sOut + "" + sErr);
+        assertEquals(1, lines(cOut.toString(), "^ 4096\\s+20\\s+[0-9.]+"), cOut.toString());
     }
 }
