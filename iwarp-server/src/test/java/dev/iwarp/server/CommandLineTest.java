@@ -203,7 +203,7 @@ class CommandLineTest {
                 + " octets)"), r.out());
     }
 
-    private static final Pattern OPTION = Pattern.compile("(?<![\\w-])(--?[a-zA-Z][a-zA-Z0-9-]*)");
+    private static final Pattern OPTION = Pattern.compile("(?<![\\w-])(--?[a-zA-Z][a-zA-Z0-9_-]*)");
     /** An option named after its command ("serve --echo", "ping -C 10 -v"). */
     private static final Pattern OTHER_COMMAND = Pattern.compile("\\b(serve|ping|bench|demo|probe|sendrecv)( \\S+){0,3} $");
 

@@ -186,7 +186,8 @@ class PerftestLoopbackTest {
         Pair p = pair(PerftestTest.SEND_BW, server, PerftestTest.SEND_BW, client);
         assertEquals(1, p.server().rc());
         assertEquals(1, p.client().rc());
-        assertTrue(p.server().err().contains("within 3000 ms"), p.server().err());
+        // whichever side's timeout ends first: the server's own, or the client's closing the connections
+        assertTrue(p.server().err().contains("(10 of 20 arrived)"), p.server().err());
     }
 
     @Test
