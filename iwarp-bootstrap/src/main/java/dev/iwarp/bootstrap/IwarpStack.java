@@ -111,7 +111,7 @@ public final class IwarpStack implements AutoCloseable {
     }
 
     private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
-        RdmaEngine engine = new RdmaEngine(options.pd(), options.sendCq(), options.recvCq());
+        RdmaEngine engine = options.configure(new RdmaEngine(options.pd(), options.sendCq(), options.recvCq()));
         options.beforeStartupCallback().accept(engine.queuePair());
         Bootstrap b = options.framing() instanceof SctpFraming
                 ? SctpBootstraps.client(sctpGroup(), (SctpFraming) options.framing())

@@ -58,6 +58,32 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
         stream.requester = new Requester(stream);
         stream.responder = new Responder(stream);
+        stream.sendQueueDepth = pd.device().sendQueueDepth();
+        stream.tx.readResponseRate(pd.device().readResponseRate());
+    }
+
+    /**
+     * RDMA Read Responses this queue pair sends leave at {@code octetsPerSecond} at most (0: no limit; default: the
+     * device's {@link RdmaDevice#readResponseRate()}). Before the stream starts.
+     */
+    public RdmaEngine readResponseRate(long octetsPerSecond) {
+        if (octetsPerSecond < 0) {
+            throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+        }
+        stream.tx.readResponseRate(octetsPerSecond);
+        return this;
+    }
+
+    /**
+     * Sets this queue pair's send-queue depth (libibverbs {@code max_send_wr}; the device's
+     * {@link RdmaDevice#sendQueueDepth()} unless set), before requests are posted.
+     */
+    public RdmaEngine sendQueueDepth(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("send queue depth " + requests);
+        }
+        stream.sendQueueDepth = requests;
+        return this;
     }
 
     public QueuePair queuePair() {
