@@ -28,6 +28,13 @@ import java.util.concurrent.TimeUnit;
  * segment and the adapter cuts the segment: no segment object either. Confined to the event loop.
  */
 final class Transmitter {
+    /**
+     * A promise completed by its message's last write, even when the message's source was released earlier (a
+     * copy): a Read or Atomic Response, whose IRD slot is held until the response left (RFC 5040 §5.2).
+     */
+    interface CompletesOnceSent {
+    }
+
     /** No completion promise for a queued message. */
     private static final Object NO_PROMISE = new Object();
     /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message (issue 13). */
@@ -227,7 +234,7 @@ final class Transmitter {
                 queue.poll();
                 Object done = queue.poll();
                 if (done != NO_PROMISE) {
-                    if (releasesSource(m)) {
+                    if (releasesSource(m) && !(done instanceof CompletesOnceSent)) {
                         released = (ChannelPromise) done; // completed here, not by the write
                     } else {
                         promise = (ChannelPromise) done;
