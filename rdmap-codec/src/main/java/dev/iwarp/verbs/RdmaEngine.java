@@ -265,6 +265,9 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         } catch (RdmapException e) {
             terminate(e.terminateCause(), seg, ulpdu, header, e.readRequest(), e.getMessage());
         } catch (OutOfMemoryError e) {
+            if (!isDirectMemory(e)) {
+                throw e; // the heap: nothing here can recover from it (serve then ends the process)
+            }
             // a region registered on demand found no memory (direct memory exhausted): this stream ends, the
             // others go on. RFC 5040 §7.2: Local Catastrophic Error, no header quoted (rdmap.md §7.1)
             terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
@@ -273,6 +276,12 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             untagged.clear();
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    /** Whether {@code e} says direct memory ran out (Netty's own limit or the JDK's), not the heap. */
+    private static boolean isDirectMemory(OutOfMemoryError e) {
+        return e instanceof io.netty.util.internal.OutOfDirectMemoryError
+                || String.valueOf(e.getMessage()).contains("direct buffer memory");
     }
 
     /** Terminates for the segment {@code seg}, or for the ULPDU whose header starts at {@code header}. */
