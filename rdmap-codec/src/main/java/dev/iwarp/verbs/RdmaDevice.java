@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.MemoryAccount;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
 import io.netty.buffer.ByteBuf;
@@ -37,9 +38,25 @@ public final class RdmaDevice implements AutoCloseable {
     private volatile int maxReadSize = DEFAULT_MAX_READ_SIZE;
     private volatile int sendQueueDepth = DEFAULT_SEND_QUEUE_DEPTH;
     private volatile long readResponseRate;
+    private volatile MemoryBudget memoryBudget;
 
+    /** A protection domain; with a {@link MemoryBudget} set, with an account of its own in it. */
     public ProtectionDomain allocPd() {
-        return new ProtectionDomain(this, pdIds.incrementAndGet());
+        MemoryBudget b = memoryBudget;
+        return new ProtectionDomain(this, pdIds.incrementAndGet(), b == null ? MemoryAccount.UNLIMITED : b.newAccount());
+    }
+
+    /**
+     * The budget of memory committed on peers' behalf for protection domains allocated from now on (each gets an
+     * account in it; {@code null}: none, the default). See {@link MemoryBudget}.
+     */
+    public void setMemoryBudget(MemoryBudget budget) {
+        this.memoryBudget = budget;
+    }
+
+    /** The budget new protection domains draw from, or {@code null}. */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
     }
 
     /**
@@ -116,8 +133,8 @@ public final class RdmaDevice implements AutoCloseable {
 
     MemoryRegion registerOnDemand(ProtectionDomain pd, int length, ByteBufAllocator allocator, long iova,
                                   Set<Access> access) {
-        TaggedBuffer t = table.registerOnDemand(pd, length, allocator, iova, Access.toFlags(access),
-                access.contains(Access.REMOTE_INVALIDATE));
+        TaggedBuffer t = table.registerOnDemand(pd, length, allocator, pd.memoryAccount(), iova,
+                Access.toFlags(access), access.contains(Access.REMOTE_INVALIDATE));
         MemoryRegion mr = new MemoryRegion(pd, t, access);
         regions.add(mr);
         return mr;

@@ -5,6 +5,7 @@ import dev.iwarp.ddp.DdpException;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.MemoryRefusedException;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
@@ -264,6 +265,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             }
         } catch (RdmapException e) {
             terminate(e.terminateCause(), seg, ulpdu, header, e.readRequest(), e.getMessage());
+        } catch (MemoryRefusedException e) {
+            // the memory budget refused what this peer's message needs: only this stream ends, as for exhausted
+            // direct memory below (RFC 5040 §7.2 Local Catastrophic Error, no header quoted)
+            terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
+                    "memory budget spent: " + e.getMessage());
         } catch (OutOfMemoryError e) {
             if (!isDirectMemory(e)) {
                 throw e; // the heap: nothing here can recover from it (serve then ends the process)
