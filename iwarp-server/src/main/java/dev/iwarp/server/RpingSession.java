@@ -179,6 +179,11 @@ public final class RpingSession implements WireCompletionListener {
         ByteBuf m = recv.memory();
         int size = BenchHello.size(m, 0);
         int granted = BenchHello.grant(size, BenchHello.depth(m, 0));
+        if (granted > 0 && !domain.memoryAccount().tryReserve((long) granted * size)) {
+            LOG.debug("{} bench hello: no memory budget for {} receives of {} octets; granting none", peer, granted,
+                    size);
+            granted = 0; // the client pipelines nothing: one Send at a time into the session's receive buffer
+        }
         answerMemory = alloc.directBuffer(BenchHello.LENGTH, BenchHello.LENGTH);
         BenchHello.writeAnswer(answerMemory, 0, size, granted);
         answer = domain.register(answerMemory);
@@ -257,8 +262,10 @@ public final class RpingSession implements WireCompletionListener {
             goAhead.deregister();
             goAheadMemory.release();
             if (ring != null) {
+                int ringOctets = ringMemory.capacity();
                 ring.deregister();
                 ringMemory.release();
+                domain.memoryAccount().release(ringOctets);
             }
             if (answer != null) {
                 answer.deregister();
