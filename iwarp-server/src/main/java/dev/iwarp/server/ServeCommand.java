@@ -79,7 +79,7 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--memory-budget", paramLabel = "SIZE", description = "Memory serve commits on peers' behalf at "
             + "most (targets, session and bench receive buffers), e.g. 512m or 4g; a peer whose message needs more "
             + "gets a Terminate, the others go on, and 1/16 is kept for new sessions (default: 3/4 of the JVM's "
-            + "direct-memory limit, -XX:MaxDirectMemorySize or else -Xmx).")
+            + "direct-memory limit, its maximum heap size unless set).")
     String memoryBudget;
 
     @Option(names = "--read-rate", paramLabel = "BYTES_PER_SECOND", description = "RDMA Read Response octets per "

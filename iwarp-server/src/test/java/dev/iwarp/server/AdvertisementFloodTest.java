@@ -3,6 +3,7 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
@@ -44,38 +45,73 @@ class AdvertisementFloodTest {
         server.close();
     }
 
-    @Test
-    void advertisementsBeyondTheOneInFlightEndTheConnection() throws Exception {
-        ProtectionDomain pd = clientStack.allocPd();
-        ByteBuf mem = PooledByteBufAllocator.DEFAULT.directBuffer(4096, 4096);
-        ByteBuf adMem = PooledByteBufAllocator.DEFAULT.directBuffer(16, 16);
-        try {
+    /** A client whose MPA Request says IRD 0, its 16-octet advertisement of a 4 KiB region ready to send. */
+    private final class IrdZeroClient implements AutoCloseable {
+        final ByteBuf mem = PooledByteBufAllocator.DEFAULT.directBuffer(4096, 4096);
+        final ByteBuf adMem = PooledByteBufAllocator.DEFAULT.directBuffer(16, 16);
+        final MemoryRegion ad;
+        final QueuePair qp;
+
+        IrdZeroClient() throws Exception {
+            ProtectionDomain pd = clientStack.allocPd();
             mem.setZero(0, 4096);
             MemoryRegion start = pd.register(mem, Access.REMOTE_READ, Access.REMOTE_WRITE);
-            MemoryRegion ad = pd.register(adMem);
+            ad = pd.register(adMem);
             Advertisement.of(start.all()).encode(adMem, 0);
             MpaSettings irdZero = MpaSettings.builder().revision(2).ird(0).ord(1).build();
-            QueuePair qp = clientStack.connect(server.localAddress(), ConnectOptions.of(pd).mpa(irdZero))
-                    .get(10, TimeUnit.SECONDS);
+            qp = clientStack.connect(server.localAddress(), ConnectOptions.of(pd).mpa(irdZero)).get(10, TimeUnit.SECONDS);
             assertEquals(0, qp.connectionParameters().ird());
-            for (int i = 0; i < 1000 && qp.channel().isActive(); i++) {
-                qp.postSend(SendRequest.send(i, ad.all()).unsignaled());
-            }
-            assertTrue(qp.channel().closeFuture().await(10, TimeUnit.SECONDS),
-                    "the server ended the connection of a peer that advertised again without a go-ahead");
-            assertNotNull(qp.peerTerminate(), "with a Terminate");
-            assertEquals(1, qp.peerTerminate().interpreted().cause().layer(), "DDP");
-            assertEquals(2, qp.peerTerminate().interpreted().cause().errorType(), "untagged buffer error");
-            assertEquals(0x02, qp.peerTerminate().interpreted().cause().errorCode(), "invalid MSN, no buffer available");
-        } finally {
+        }
+
+        void advertise(long wrId) {
+            qp.postSend(SendRequest.send(wrId, ad.all()).unsignaled());
+        }
+
+        @Override
+        public void close() {
+            qp.channel().close().syncUninterruptibly();
             mem.release();
             adMem.release();
         }
+    }
+
+    private void normalPingStillWorks() throws Exception {
         try (RpingClient client = RpingClient.connect(clientStack, server.localAddress(),
                 RpingClient.rpingSettings(false), 64, 10_000)) {
             for (int n = 0; n < 3; n++) {
                 assertArrayEquals(RpingClient.pingData(n, 'A' + n, 64), client.ping(n), "a normal rping still works");
             }
         }
+    }
+
+    @Test
+    void aSecondAdvertisementBeforeTheGoAheadGetsTheNoBufferTerminate() throws Exception {
+        try (IrdZeroClient c = new IrdZeroClient()) {
+            c.advertise(1); // its RDMA Read can never start (ORD 0): no go-ahead will come
+            c.advertise(2);
+            assertTrue(c.qp.channel().closeFuture().await(10, TimeUnit.SECONDS),
+                    "the server ended the connection of a peer that advertised again without a go-ahead");
+            assertNotNull(c.qp.peerTerminate(), "with a Terminate");
+            TerminateCause cause = c.qp.peerTerminate().interpreted().cause();
+            assertEquals(new TerminateCause(1, 2, 0x02), cause, "DDP untagged buffer error, invalid MSN: no buffer");
+        }
+        normalPingStillWorks();
+    }
+
+    @Test
+    void streamedAdvertisementsEndTheConnectionAtOnce() throws Exception {
+        try (IrdZeroClient c = new IrdZeroClient()) {
+            for (int i = 0; i < 1000 && c.qp.channel().isActive(); i++) {
+                c.advertise(i);
+            }
+            // the Terminate itself may be lost to a reset while the client still sends (it is asserted above)
+            assertTrue(c.qp.channel().closeFuture().await(10, TimeUnit.SECONDS),
+                    "the server ended the connection instead of queueing an RDMA Read per advertisement");
+        }
+        for (int i = 0; i < 1000 && !server.sessions().isEmpty(); i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(server.sessions().isEmpty(), "no session left");
+        normalPingStillWorks();
     }
 }
