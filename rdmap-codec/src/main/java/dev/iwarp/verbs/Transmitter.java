@@ -2,11 +2,10 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.llp.LowerLayer;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
-
 import dev.iwarp.rdmap.RdmapControl;
 import dev.iwarp.rdmap.RdmapOpcode;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
