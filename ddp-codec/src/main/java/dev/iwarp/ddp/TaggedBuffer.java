@@ -26,6 +26,8 @@ public final class TaggedBuffer {
     private final ByteBuf memory;
     /** Gives an on-demand buffer its memory; {@code null} otherwise. */
     private final ByteBufAllocator allocator;
+    /** On demand: where its memory is reserved before it is allocated. */
+    private final MemoryAccount account;
     private final long baseTo;
     private final int length;
     private final int access;
@@ -38,11 +40,13 @@ public final class TaggedBuffer {
 
     TaggedBuffer(int stag, Object protectionDomain, ByteBuf memory, long baseTo, int access,
                  boolean remoteInvalidate) {
-        this(stag, protectionDomain, memory, null, memory.readableBytes(), baseTo, access, remoteInvalidate);
+        this(stag, protectionDomain, memory, null, MemoryAccount.UNLIMITED, memory.readableBytes(), baseTo, access,
+                remoteInvalidate);
     }
 
-    TaggedBuffer(int stag, Object protectionDomain, ByteBuf memory, ByteBufAllocator allocator, int length,
-                 long baseTo, int access, boolean remoteInvalidate) {
+    TaggedBuffer(int stag, Object protectionDomain, ByteBuf memory, ByteBufAllocator allocator, MemoryAccount account,
+                 int length, long baseTo, int access, boolean remoteInvalidate) {
+        this.account = account;
         this.stag = stag;
         this.protectionDomain = protectionDomain;
         this.memory = memory;
@@ -141,6 +145,7 @@ public final class TaggedBuffer {
                 if (allocated != null) {
                     allocated.release();
                     allocated = null;
+                    account.release(length);
                 }
             }
         }
@@ -165,7 +170,16 @@ public final class TaggedBuffer {
             if (released) {
                 throw new IllegalStateException(String.format("STag 0x%08x is deregistered", stag));
             }
-            b = allocator.directBuffer(length, length);
+            if (!account.tryReserve(length)) {
+                throw new MemoryRefusedException(String.format("STag 0x%08x: no budget for its %d octets", stag,
+                        length));
+            }
+            try {
+                b = allocator.directBuffer(length, length);
+            } catch (OutOfMemoryError e) {
+                account.release(length);
+                throw e;
+            }
             b.setZero(0, length); // RFC 5042: never show a peer what the allocator's memory held before
             b.writerIndex(length);
             allocated = b;

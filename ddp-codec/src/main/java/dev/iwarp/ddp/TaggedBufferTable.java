@@ -79,14 +79,26 @@ public final class TaggedBufferTable {
      */
     public TaggedBuffer registerOnDemand(Object protectionDomain, int length, ByteBufAllocator allocator, long baseTo,
                                         int accessFlags, boolean remoteInvalidate) {
+        return registerOnDemand(protectionDomain, length, allocator, MemoryAccount.UNLIMITED, baseTo, accessFlags,
+                remoteInvalidate);
+    }
+
+    /**
+     * As {@link #registerOnDemand(Object, int, ByteBufAllocator, long, int, boolean)}, its memory reserved from
+     * {@code account} when allocated (a refusal is a {@link MemoryRefusedException} where the memory was needed)
+     * and released when given back.
+     */
+    public TaggedBuffer registerOnDemand(Object protectionDomain, int length, ByteBufAllocator allocator,
+                                        MemoryAccount account, long baseTo, int accessFlags, boolean remoteInvalidate) {
+        Objects.requireNonNull(account, "account");
         Objects.requireNonNull(protectionDomain, "protectionDomain");
         Objects.requireNonNull(allocator, "allocator");
         if (length < 0) {
             throw new IllegalArgumentException("length " + length);
         }
         checkRange(baseTo, length);
-        return add(stag -> new TaggedBuffer(stag, protectionDomain, null, allocator, length, baseTo, accessFlags,
-                remoteInvalidate));
+        return add(stag -> new TaggedBuffer(stag, protectionDomain, null, allocator, account, length, baseTo,
+                accessFlags, remoteInvalidate));
     }
 
     private static void checkRange(long baseTo, int length) {

@@ -5,6 +5,7 @@ import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RdmaEngine;
 
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -17,6 +18,10 @@ public final class ConnectOptions {
     private final Framing framing;
     private final Consumer<QueuePair> beforeStartup;
     private final TlsSettings tls;
+    /** 0: the device's {@code RdmaDevice.sendQueueDepth()}. */
+    private int sendQueueDepth;
+    /** -1: the device's {@code RdmaDevice.readResponseRate()}. */
+    private long readResponseRate = -1;
 
     private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, Framing framing,
                            Consumer<QueuePair> beforeStartup) {
@@ -41,7 +46,8 @@ public final class ConnectOptions {
 
     /** The framing to start (MPA, or the later IFT and SCTP framings). */
     public ConnectOptions framing(Framing framing) {
-        return new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(framing), beforeStartup, tls);
+        return keepQueuePairSettings(new ConnectOptions(pd, sendCq, recvCq, Objects.requireNonNull(framing),
+                beforeStartup, tls));
     }
 
     /** MPA with these settings: shorthand for {@code framing(MpaFraming.of(settings))}. */
@@ -51,8 +57,8 @@ public final class ConnectOptions {
 
     /** Uses these completion queues for the queue pair's send and receive work requests. */
     public ConnectOptions completionQueues(CompletionQueue send, CompletionQueue recv) {
-        return new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv), framing,
-                beforeStartup, tls);
+        return keepQueuePairSettings(new ConnectOptions(pd, Objects.requireNonNull(send), Objects.requireNonNull(recv),
+                framing, beforeStartup, tls));
     }
 
     /**
@@ -61,7 +67,8 @@ public final class ConnectOptions {
      * the second attempt's queue pair).
      */
     public ConnectOptions beforeStartup(Consumer<QueuePair> callback) {
-        return new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback), tls);
+        return keepQueuePairSettings(new ConnectOptions(pd, sendCq, recvCq, framing, Objects.requireNonNull(callback),
+                tls));
     }
 
     /**
@@ -69,7 +76,54 @@ public final class ConnectOptions {
      * completed; MPA then takes its MULPDU from the TLS record size), or plain TCP with {@code null}.
      */
     public ConnectOptions tls(TlsSettings settings) {
-        return new ConnectOptions(pd, sendCq, recvCq, framing, beforeStartup, settings);
+        return keepQueuePairSettings(new ConnectOptions(pd, sendCq, recvCq, framing, beforeStartup, settings));
+    }
+
+    /**
+     * The queue pair's send-queue depth (libibverbs {@code max_send_wr}): a {@code postSend} beyond it fails at once
+     * with {@code SendQueueFullException}. Default: the device's ({@code RdmaDevice.DEFAULT_SEND_QUEUE_DEPTH}, 1024).
+     */
+    public ConnectOptions sendQueueDepth(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("send queue depth " + requests);
+        }
+        ConnectOptions o = copy();
+        o.sendQueueDepth = requests;
+        return o;
+    }
+
+    /**
+     * Octets per second of RDMA Read Responses this queue pair sends the peer at most (0: no limit). Default: the
+     * device's ({@code RdmaDevice.setReadResponseRate}).
+     */
+    public ConnectOptions readResponseRate(long octetsPerSecond) {
+        if (octetsPerSecond < 0) {
+            throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+        }
+        ConnectOptions o = copy();
+        o.readResponseRate = octetsPerSecond;
+        return o;
+    }
+
+    private ConnectOptions keepQueuePairSettings(ConnectOptions o) {
+        o.sendQueueDepth = sendQueueDepth;
+        o.readResponseRate = readResponseRate;
+        return o;
+    }
+
+    private ConnectOptions copy() {
+        return keepQueuePairSettings(new ConnectOptions(pd, sendCq, recvCq, framing, beforeStartup, tls));
+    }
+
+    /** Applies the queue-pair settings to a new engine. */
+    RdmaEngine configure(RdmaEngine engine) {
+        if (sendQueueDepth > 0) {
+            engine.sendQueueDepth(sendQueueDepth);
+        }
+        if (readResponseRate >= 0) {
+            engine.readResponseRate(readResponseRate);
+        }
+        return engine;
     }
 
     /** The TLS settings, or {@code null} for plain TCP. */

@@ -32,6 +32,8 @@ public final class IwarpConnectionRequest {
 
     private final Channel channel;
     private final Answer answer;
+    private int sendQueueDepth;
+    private long readResponseRate = -1;
 
     IwarpConnectionRequest(Channel channel, Answer answer) {
         this.channel = Objects.requireNonNull(channel, "channel");
@@ -64,6 +66,30 @@ public final class IwarpConnectionRequest {
     }
 
     /**
+     * The accepted queue pair's send-queue depth (libibverbs {@code max_send_wr}); default: the device's
+     * ({@code RdmaDevice.DEFAULT_SEND_QUEUE_DEPTH}, 1024). Before {@code accept}.
+     */
+    public IwarpConnectionRequest sendQueueDepth(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("send queue depth " + requests);
+        }
+        this.sendQueueDepth = requests;
+        return this;
+    }
+
+    /**
+     * Octets per second of RDMA Read Responses the accepted queue pair sends at most (0: no limit); default: the
+     * device's ({@code RdmaDevice.setReadResponseRate}). Before {@code accept}.
+     */
+    public IwarpConnectionRequest readResponseRate(long octetsPerSecond) {
+        if (octetsPerSecond < 0) {
+            throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+        }
+        this.readResponseRate = octetsPerSecond;
+        return this;
+    }
+
+    /**
      * Accepts: creates the queue pair (post its first receives right away, before the peer's first
      * Send can arrive) and completes the framing's startup (over MPA: sends the Reply).
      */
@@ -79,6 +105,12 @@ public final class IwarpConnectionRequest {
     public QueuePair accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, byte[] replyPrivateData,
                             int ird, int ord) {
         RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
+        if (sendQueueDepth > 0) {
+            engine.sendQueueDepth(sendQueueDepth);
+        }
+        if (readResponseRate >= 0) {
+            engine.readResponseRate(readResponseRate);
+        }
         IwarpPipeline.addEngine(channel.pipeline(), engine);
         answer.accept(replyPrivateData, ird, ord);
         return engine.queuePair();

@@ -3,6 +3,7 @@ package dev.iwarp.bootstrap;
 import dev.iwarp.bootstrap.tls.TlsLayer;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.verbs.MemoryBudget;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaDevice;
@@ -111,7 +112,7 @@ public final class IwarpStack implements AutoCloseable {
     }
 
     private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
-        RdmaEngine engine = new RdmaEngine(options.pd(), options.sendCq(), options.recvCq());
+        RdmaEngine engine = options.configure(new RdmaEngine(options.pd(), options.sendCq(), options.recvCq()));
         options.beforeStartupCallback().accept(engine.queuePair());
         Bootstrap b = options.framing() instanceof SctpFraming
                 ? SctpBootstraps.client(sctpGroup(), (SctpFraming) options.framing())
@@ -279,6 +280,8 @@ public final class IwarpStack implements AutoCloseable {
         private Consumer<Channel> channelHook = ch -> { };
         private Consumer<Channel> framingHook = ch -> { };
         private WriteBufferWaterMark waterMark = DEFAULT_WRITE_BUFFER_WATER_MARK;
+        private MemoryBudget memoryBudget;
+        private long readResponseRate;
 
         /** The transport to use instead of the best available. */
         public Builder transport(Transport transport) {
@@ -322,9 +325,33 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The budget of memory committed on peers' behalf ({@link RdmaDevice#setMemoryBudget}): every protection
+         * domain of the stack's device gets an account in it. Default: none.
+         */
+        public Builder memoryBudget(MemoryBudget budget) {
+            this.memoryBudget = budget;
+            return this;
+        }
+
+        /**
+         * Octets per second of RDMA Read Responses each connection sends at most ({@link
+         * RdmaDevice#setReadResponseRate}; 0, the default: no limit).
+         */
+        public Builder readResponseRate(long octetsPerSecond) {
+            if (octetsPerSecond < 0) {
+                throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+            }
+            this.readResponseRate = octetsPerSecond;
+            return this;
+        }
+
         /** Starts the event loops and returns the stack; close it to stop them. */
         public IwarpStack build() {
-            return new IwarpStack(transport, threads, channelHook, framingHook, waterMark);
+            IwarpStack stack = new IwarpStack(transport, threads, channelHook, framingHook, waterMark);
+            stack.device().setMemoryBudget(memoryBudget);
+            stack.device().setReadResponseRate(readResponseRate);
+            return stack;
         }
     }
 }

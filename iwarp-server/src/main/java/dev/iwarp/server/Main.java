@@ -31,6 +31,7 @@ public final class Main {
     boolean version;
 
     public static void main(String[] args) {
+        OutOfMemoryExit.install(); // never a half-dead server or tool after an OutOfMemoryError
         int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
         if (code != 0 || !isServe(args)) {
             System.exit(code);

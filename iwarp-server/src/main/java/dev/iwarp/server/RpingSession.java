@@ -5,6 +5,7 @@ import dev.iwarp.server.wire.WireCompletionListener;
 import dev.iwarp.server.wire.WireConnection;
 import dev.iwarp.server.wire.WireDomain;
 import dev.iwarp.server.wire.WireRegion;
+import dev.iwarp.verbs.SendQueueFullException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
@@ -22,10 +23,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link WireConnection}: over iWARP the advertisement names (TO, STag), over VI/TCP (virtual address, memory
  * handle).
  *
- * <p>Memory (issue 13): the receive buffer and the RDMA buffer are registered on demand, so an idle session holds
- * neither: the receive buffer gets memory when a Send is placed and gives it back once the message is consumed (the
- * advertisement read, the echo sent), the RDMA buffer from the RDMA Read until the RDMA Write that follows it
- * completed. Over VI/TCP (no on-demand memory) both are held from the start.
+ * <p>One advertisement in flight, as rping's client keeps it: the receive is re-posted with the go-ahead, so an
+ * advertisement sent before the go-ahead finds none and the peer gets DDP's Terminate (invalid MSN, no buffer).
+ *
+ * <p>Memory: the receive buffer and the RDMA buffer are registered on demand, so a session that never received an
+ * advertisement holds neither. The receive buffer gets memory when a Send is placed; after an echo it gives it back,
+ * after an advertisement it keeps it for the next one, and the RDMA buffer keeps its memory from the first RDMA
+ * Read, both until the connection closes: a 16-octet advertisement costs no 64 KiB allocated and zeroed. Over
+ * VI/TCP (no on-demand memory) both are held from the start.
  *
  * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
  * Everything after {@code start} runs on the connection's event loop (completion callbacks).
@@ -108,6 +113,15 @@ public final class RpingSession implements WireCompletionListener {
 
     @Override
     public void completed(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
+        try {
+            handle(wrId, receive, success, byteLength, status);
+        } catch (SendQueueFullException e) { // cannot happen with one advertisement in flight; never a dead session
+            LOG.warn("{} {}; closing", peer, e.getMessage());
+            close();
+        }
+    }
+
+    private void handle(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
         if (!success) {
             fail(wrId, status);
         } else if (receive && wrId >= WR_RING_RECV) {
@@ -135,8 +149,11 @@ public final class RpingSession implements WireCompletionListener {
         long address = m.getLong(0); // siw-interop.md §7.2; VI: virtual address, memory handle
         int handle = m.getInt(8);
         long size = m.getUnsignedInt(12);
-        recv.discard(); // the advertisement is read: no memory until the next Send
-        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // siw-interop.md §7.1: re-post after each receive
+        // the advertisement is read. Its memory stays for the next one (no 64 KiB allocated and zeroed per 16-octet
+        // message); the receive is re-posted with the go-ahead: one advertisement in flight, as rping's client waits
+        // for the go-ahead. One sent before it finds no receive: DDP's Terminate, invalid MSN / no buffer (RFC 5041
+        // §7.2), rather than an RDMA Read or Write queued for each (a peer that granted ORD 0 could stream them).
+        m.setZero(0, Advertisement.LENGTH);
         if (size > BUFFER_SIZE) {
             LOG.warn("{} advertised {} octets, more than the {}-octet session buffer; closing", peer, size,
                     BUFFER_SIZE);
@@ -162,6 +179,11 @@ public final class RpingSession implements WireCompletionListener {
         ByteBuf m = recv.memory();
         int size = BenchHello.size(m, 0);
         int granted = BenchHello.grant(size, BenchHello.depth(m, 0));
+        if (granted > 0 && !domain.memoryAccount().tryReserve((long) granted * size)) {
+            LOG.debug("{} bench hello: no memory budget for {} receives of {} octets; granting none", peer, granted,
+                    size);
+            granted = 0; // the client pipelines nothing: one Send at a time into the session's receive buffer
+        }
         answerMemory = alloc.directBuffer(BenchHello.LENGTH, BenchHello.LENGTH);
         BenchHello.writeAnswer(answerMemory, 0, size, granted);
         answer = domain.register(answerMemory);
@@ -190,7 +212,8 @@ public final class RpingSession implements WireCompletionListener {
             bytesRead.addAndGet(byteLength);
             goAhead();
         } else if (wr == WR_WRITE) {
-            rdma.discard(); // the Read's data went back: no memory until the next Read
+            // the Read's data went back; the buffer keeps its memory for the next Read (no 64 KiB allocated and
+            // zeroed per advertisement) until the connection closes
             writes.incrementAndGet();
             bytesWritten.addAndGet(byteLength);
             goAhead(); // siw-interop.md §7.3: posted after the Write's local completion
@@ -205,6 +228,7 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void goAhead() {
+        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // before the go-ahead: the next advertisement finds it
         conn.postSend(WR_GO_AHEAD, goAhead, 0, Advertisement.LENGTH);
     }
 
@@ -238,8 +262,10 @@ public final class RpingSession implements WireCompletionListener {
             goAhead.deregister();
             goAheadMemory.release();
             if (ring != null) {
+                int ringOctets = ringMemory.capacity();
                 ring.deregister();
                 ringMemory.release();
+                domain.memoryAccount().release(ringOctets);
             }
             if (answer != null) {
                 answer.deregister();
@@ -292,15 +318,15 @@ public final class RpingSession implements WireCompletionListener {
         return true;
     }
 
-    /** Whether the receive or the RDMA buffer holds memory now (an idle session over iWARP holds none). */
+    /**
+     * Whether the receive or the RDMA buffer holds memory now: over iWARP none before the first Send, and both once
+     * advertisements were served (kept for the next one until the connection closes).
+     */
     public boolean holdsBuffers() {
         return recv.isAllocated() || rdma.isAllocated();
     }
 
-    /**
-     * A copy of the first {@code length} octets of the session buffer (rping's rdma_buf); over iWARP zeros once the
-     * RDMA Write that returned them completed (the buffer is given back).
-     */
+    /** A copy of the first {@code length} octets of the session buffer (rping's rdma_buf). */
     public byte[] buffer(int length) {
         byte[] b = new byte[length];
         rdma.memory().getBytes(0, b);

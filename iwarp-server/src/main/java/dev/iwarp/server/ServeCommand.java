@@ -69,9 +69,23 @@ final class ServeCommand implements Callable<Integer> {
             description = "Accept RFC 6581 peer-to-peer (default: on; --no-p2p refuses it).")
     boolean p2p;
 
-    @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: "
+            + "as many as 15/16 of --memory-budget holds at the most one connection can make serve commit: "
+            + "--target-size + 2 x 64 KiB session buffers + 1 MiB bench receives + 768 KiB queued responses, "
+            + "2.875 MiB with the default target; serve logs the figures at start).")
     @Range
-    int maxConnections = ServerConfig.DEFAULT_MAX_CONNECTIONS;
+    Integer maxConnections;
+
+    @Option(names = "--memory-budget", paramLabel = "SIZE", description = "Memory serve commits on peers' behalf at "
+            + "most (targets, session and bench receive buffers), e.g. 512m or 4g; a peer whose message needs more "
+            + "gets a Terminate, the others go on, and 1/16 is kept for new sessions (default: 3/4 of the JVM's "
+            + "direct-memory limit, its maximum heap size unless set).")
+    String memoryBudget;
+
+    @Option(names = "--read-rate", paramLabel = "BYTES_PER_SECOND", description = "RDMA Read Response octets per "
+            + "second each connection sends at most (iWARP); 0 = no limit (default: ${DEFAULT-VALUE}, 1 GiB/s).")
+    @Range
+    long readRate = ServerMemory.DEFAULT_READ_RATE;
 
     @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms (default: ${DEFAULT-VALUE}).")
     @Range(min = 1)
@@ -138,8 +152,18 @@ final class ServeCommand implements Callable<Integer> {
         } catch (java.net.UnknownHostException e) {
             throw new IllegalArgumentException("--address: unknown host '" + address + "'");
         }
+        long budgetOctets = memoryBudget != null ? ServerMemory.parseSize("--memory-budget", memoryBudget)
+                : ServerMemory.defaultBudget(ServerMemory.maxDirectMemory());
+        dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(budgetOctets);
+        int connections = maxConnections != null ? maxConnections
+                : ServerMemory.defaultMaxConnections(budgetOctets, targetSize, sharedTarget);
+        LOG.info("memory budget {}{}; {} connections at most{} (each can make serve commit {})",
+                ServerMemory.human(budgetOctets), memoryBudget != null ? "" : " (3/4 of the "
+                        + ServerMemory.human(ServerMemory.maxDirectMemory()) + " direct-memory limit)", connections,
+                maxConnections != null ? "" : " (15/16 of the budget / per connection)",
+                ServerMemory.human(ServerMemory.perConnection(targetSize, sharedTarget)));
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
-                ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
+                ird, ord, p2p, connections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
         dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
         if (wire.vitcp()) {
@@ -157,7 +181,8 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
             SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
-            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().build(), sctp, true)),
+            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().memoryBudget(budget)
+                            .readResponseRate(readRate).build(), sctp, true)),
                     null);
         }
         if (trace) {
@@ -166,7 +191,7 @@ final class ServeCommand implements Callable<Integer> {
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
-        IwarpStack.Builder stack = IwarpStack.builder();
+        IwarpStack.Builder stack = IwarpStack.builder().memoryBudget(budget).readResponseRate(readRate);
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
             LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);

@@ -66,8 +66,9 @@ class ServeAndPingTest {
                 byte[] got = client.ping(n);
                 assertArrayEquals(expected, client.startBuffer(), "start_buf of ping " + n);
                 assertArrayEquals(expected, got, "rdma_buf of ping " + n);
-                // the server's Write carried it (got); before its go-ahead it gave its buffers back (issue 13)
-                assertFalse(session.holdsBuffers(), "server session buffers released after ping " + n);
+                // the server's Write carried it (got); its buffers stay for the next advertisement: none is
+                // allocated and zeroed per advertisement
+                assertTrue(session.holdsBuffers(), "server session buffers kept after ping " + n);
             }
             assertTrue(session.awaitCounts(PINGS, PINGS, 2 * PINGS, 10_000), session::toString);
             assertEquals(PINGS, session.reads());

@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.MemoryAccount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -15,10 +16,21 @@ import java.util.List;
 public final class ProtectionDomain {
     private final RdmaDevice device;
     private final int id;
+    private final MemoryAccount account;
 
-    ProtectionDomain(RdmaDevice device, int id) {
+    ProtectionDomain(RdmaDevice device, int id, MemoryAccount account) {
         this.device = device;
         this.id = id;
+        this.account = account;
+    }
+
+    /**
+     * Where what this domain's peer makes us commit is reserved: its account of the device's {@link MemoryBudget}
+     * (regions registered on demand draw from it as they get memory), or {@link MemoryAccount#UNLIMITED} when the
+     * device had none when the domain was allocated. A ULP reserves what else it commits for the peer here too.
+     */
+    public MemoryAccount memoryAccount() {
+        return account;
     }
 
     public RdmaDevice device() {

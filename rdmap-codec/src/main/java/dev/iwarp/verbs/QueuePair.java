@@ -17,8 +17,14 @@ public final class QueuePair {
         this.engine = engine;
     }
 
-    /** Posts a send-queue request. Requests posted before the stream is in RTS wait for it. */
+    /**
+     * Posts a send-queue request. Requests posted before the stream is in RTS wait for it.
+     *
+     * @throws SendQueueFullException at once, from any thread, when {@link #sendQueueDepth()} requests are posted
+     *                                and not completed yet; the request was not queued
+     */
     public void postSend(SendRequest request) {
+        engine.stream().takeSendSlot();
         if (engine.inEventLoop()) {
             engine.stream().requester.postSend(request); // e.g. from a completion listener: no task object
         } else {
@@ -40,6 +46,11 @@ public final class QueuePair {
             responder.postRecvFromAnyThread(request);
             engine.submit(responder::takePosted);
         }
+    }
+
+    /** The send-queue depth: requests posted and not completed at most (libibverbs {@code max_send_wr}). */
+    public int sendQueueDepth() {
+        return engine.stream().sendQueueDepth;
     }
 
     public QpState state() {

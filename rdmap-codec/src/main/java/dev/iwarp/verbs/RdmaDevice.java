@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.ddp.MemoryAccount;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
 import io.netty.buffer.ByteBuf;
@@ -22,14 +23,40 @@ public final class RdmaDevice implements AutoCloseable {
      */
     public static final int DEFAULT_MAX_READ_SIZE = 0;
 
+    /**
+     * Default {@link #sendQueueDepth()}: 1024 requests posted and not completed per queue pair, as deep as
+     * {@code bench --depth} goes and 8 times perftest's default (128). The send queue holds the application's own
+     * request objects; the bound keeps a ULP that posts on every peer message (rping's answer to each advertisement)
+     * from queueing without limit while its peer withholds ORD or stops reading.
+     */
+    public static final int DEFAULT_SEND_QUEUE_DEPTH = 1024;
+
     private final TaggedBufferTable table = new TaggedBufferTable();
     private final AtomicInteger pdIds = new AtomicInteger();
     private final SecureRandom random = new SecureRandom();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     private volatile int maxReadSize = DEFAULT_MAX_READ_SIZE;
+    private volatile int sendQueueDepth = DEFAULT_SEND_QUEUE_DEPTH;
+    private volatile long readResponseRate;
+    private volatile MemoryBudget memoryBudget;
 
+    /** A protection domain; with a {@link MemoryBudget} set, with an account of its own in it. */
     public ProtectionDomain allocPd() {
-        return new ProtectionDomain(this, pdIds.incrementAndGet());
+        MemoryBudget b = memoryBudget;
+        return new ProtectionDomain(this, pdIds.incrementAndGet(), b == null ? MemoryAccount.UNLIMITED : b.newAccount());
+    }
+
+    /**
+     * The budget of memory committed on peers' behalf for protection domains allocated from now on (each gets an
+     * account in it; {@code null}: none, the default). See {@link MemoryBudget}.
+     */
+    public void setMemoryBudget(MemoryBudget budget) {
+        this.memoryBudget = budget;
+    }
+
+    /** The budget new protection domains draw from, or {@code null}. */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
     }
 
     /**
@@ -46,6 +73,41 @@ public final class RdmaDevice implements AutoCloseable {
     /** The largest RDMA Read served per request; 0 for no limit. */
     public int maxReadSize() {
         return maxReadSize;
+    }
+
+    /**
+     * The send-queue depth of queue pairs created on this device from now on, unless set for one
+     * ({@code ConnectOptions.sendQueueDepth}, {@code IwarpConnectionRequest.sendQueueDepth}): a
+     * {@link QueuePair#postSend} beyond it fails at once with {@link SendQueueFullException}.
+     */
+    public void setSendQueueDepth(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("send queue depth " + requests);
+        }
+        this.sendQueueDepth = requests;
+    }
+
+    /** The send-queue depth given to new queue pairs. */
+    public int sendQueueDepth() {
+        return sendQueueDepth;
+    }
+
+    /**
+     * Octets per second of RDMA Read Responses each queue pair created from now on sends at most, unless set for
+     * one ({@code ConnectOptions.readResponseRate}, {@code IwarpConnectionRequest.readResponseRate}); 0, the
+     * default, means no limit, as an RNIC. A server sets one so that what a peer's 28-octet Read Requests make it
+     * send is a budget per connection ({@code serve}: 1 GiB/s).
+     */
+    public void setReadResponseRate(long octetsPerSecond) {
+        if (octetsPerSecond < 0) {
+            throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+        }
+        this.readResponseRate = octetsPerSecond;
+    }
+
+    /** Read Response octets per second per new queue pair at most; 0 for no limit. */
+    public long readResponseRate() {
+        return readResponseRate;
     }
 
     /** The STag table (STag to region, PD, bounds, rights, validity). */
@@ -71,8 +133,8 @@ public final class RdmaDevice implements AutoCloseable {
 
     MemoryRegion registerOnDemand(ProtectionDomain pd, int length, ByteBufAllocator allocator, long iova,
                                   Set<Access> access) {
-        TaggedBuffer t = table.registerOnDemand(pd, length, allocator, iova, Access.toFlags(access),
-                access.contains(Access.REMOTE_INVALIDATE));
+        TaggedBuffer t = table.registerOnDemand(pd, length, allocator, pd.memoryAccount(), iova,
+                Access.toFlags(access), access.contains(Access.REMOTE_INVALIDATE));
         MemoryRegion mr = new MemoryRegion(pd, t, access);
         regions.add(mr);
         return mr;

@@ -5,6 +5,7 @@ import dev.iwarp.ddp.DdpException;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
+import dev.iwarp.ddp.MemoryRefusedException;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
@@ -58,6 +59,32 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
         stream.requester = new Requester(stream);
         stream.responder = new Responder(stream);
+        stream.sendQueueDepth = pd.device().sendQueueDepth();
+        stream.tx.readResponseRate(pd.device().readResponseRate());
+    }
+
+    /**
+     * RDMA Read Responses this queue pair sends leave at {@code octetsPerSecond} at most (0: no limit; default: the
+     * device's {@link RdmaDevice#readResponseRate()}). Before the stream starts.
+     */
+    public RdmaEngine readResponseRate(long octetsPerSecond) {
+        if (octetsPerSecond < 0) {
+            throw new IllegalArgumentException("read response rate " + octetsPerSecond);
+        }
+        stream.tx.readResponseRate(octetsPerSecond);
+        return this;
+    }
+
+    /**
+     * Sets this queue pair's send-queue depth (libibverbs {@code max_send_wr}; the device's
+     * {@link RdmaDevice#sendQueueDepth()} unless set), before requests are posted.
+     */
+    public RdmaEngine sendQueueDepth(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("send queue depth " + requests);
+        }
+        stream.sendQueueDepth = requests;
+        return this;
     }
 
     public QueuePair queuePair() {
@@ -238,7 +265,15 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             }
         } catch (RdmapException e) {
             terminate(e.terminateCause(), seg, ulpdu, header, e.readRequest(), e.getMessage());
+        } catch (MemoryRefusedException e) {
+            // the memory budget refused what this peer's message needs: only this stream ends, as for exhausted
+            // direct memory below (RFC 5040 §7.2 Local Catastrophic Error, no header quoted)
+            terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
+                    "memory budget spent: " + e.getMessage());
         } catch (OutOfMemoryError e) {
+            if (!isDirectMemory(e)) {
+                throw e; // the heap: nothing here can recover from it (serve then ends the process)
+            }
             // a region registered on demand found no memory (direct memory exhausted): this stream ends, the
             // others go on. RFC 5040 §7.2: Local Catastrophic Error, no header quoted (rdmap.md §7.1)
             terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,
@@ -247,6 +282,12 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             untagged.clear();
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    /** Whether {@code e} says direct memory ran out (Netty's own limit or the JDK's), not the heap. */
+    private static boolean isDirectMemory(OutOfMemoryError e) {
+        return e instanceof io.netty.util.internal.OutOfDirectMemoryError
+                || String.valueOf(e.getMessage()).contains("direct buffer memory");
     }
 
     /** Terminates for the segment {@code seg}, or for the ULPDU whose header starts at {@code header}. */

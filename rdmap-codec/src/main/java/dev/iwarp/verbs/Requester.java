@@ -75,6 +75,7 @@ final class Requester {
     void postSend(SendRequest wr) {
         QpState s = stream.state;
         if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
+            stream.sendSlotFreed();
             stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
@@ -308,6 +309,7 @@ final class Requester {
         order.flush(why);
         SendRequest wr;
         while ((wr = sendQueue.poll()) != null) {
+            stream.sendSlotFreed();
             stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
         }
     }

@@ -189,7 +189,7 @@ final class Responder {
         stream.tx.transmit(false);
     }
 
-    /** The IRD slot frees once the response is written (RFC 5040 §5.2). */
+    /** The IRD slot frees once the response left: its last write completed (RFC 5040 §5.2). */
     private ChannelPromise releasesIrdSlot() {
         ResponseWritten p = spareResponsePromises.poll();
         if (p == null) {
@@ -199,8 +199,11 @@ final class Responder {
         return p;
     }
 
-    /** A Read or Atomic Response's write: its IRD slot is free once the response was written. */
-    private final class ResponseWritten extends WritePromise {
+    /**
+     * A Read or Atomic Response's write: its IRD slot is free once the response left, also when it was copied on
+     * its way down (as on an RNIC: a request counts against IRD until its response is sent).
+     */
+    private final class ResponseWritten extends WritePromise implements Transmitter.CompletesOnceSent {
         ResponseWritten() {
             super(stream.ctx.channel());
         }

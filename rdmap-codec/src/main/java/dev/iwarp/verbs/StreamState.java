@@ -16,6 +16,7 @@ import io.netty.util.concurrent.Promise;
 import org.slf4j.Logger;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The stream of one queue pair (as siw's qp): its state, the parameters the lower layer established,
@@ -53,6 +54,12 @@ final class StreamState {
      * Netty's FlushConsolidationHandler.
      */
     boolean inReadBatch;
+    /** The send-queue depth (libibverbs {@code max_send_wr}): requests posted and not completed at most. */
+    volatile int sendQueueDepth;
+    /** Send-queue requests posted and not completed yet (queued, started or outstanding): checked by every post. */
+    private volatile int sendWrsPosted;
+    private static final AtomicIntegerFieldUpdater<StreamState> SEND_WRS_POSTED =
+            AtomicIntegerFieldUpdater.newUpdater(StreamState.class, "sendWrsPosted");
 
     StreamState(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
         this.pd = Objects.requireNonNull(pd, "pd");
@@ -60,6 +67,32 @@ final class StreamState {
         this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
         this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
         this.qp = qp;
+    }
+
+    /**
+     * Takes a send-queue slot for a request being posted, from any thread: a counter, nothing allocated.
+     *
+     * @throws SendQueueFullException when {@link #sendQueueDepth} requests are posted and not completed
+     */
+    void takeSendSlot() {
+        int depth = sendQueueDepth;
+        int n;
+        do {
+            n = sendWrsPosted;
+            if (n >= depth) {
+                throw new SendQueueFullException(depth);
+            }
+        } while (!SEND_WRS_POSTED.compareAndSet(this, n, n + 1));
+    }
+
+    /** A send-queue request left the queue: its completion was generated (reported or not). */
+    void sendSlotFreed() {
+        SEND_WRS_POSTED.decrementAndGet(this);
+    }
+
+    /** Send-queue requests posted and not completed. */
+    int sendWrsPosted() {
+        return sendWrsPosted;
     }
 
     boolean isRts() {

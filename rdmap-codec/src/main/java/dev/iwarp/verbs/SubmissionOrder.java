@@ -78,6 +78,7 @@ final class SubmissionOrder {
             return;
         }
         started.poll();
+        stream.sendSlotFreed();
         reuse(s);
         if (s instanceof Sent) {
             spareSent.offer((Sent) s); // its write was reported: nothing below holds it any more
@@ -93,6 +94,7 @@ final class SubmissionOrder {
         Started head;
         while ((head = started.peek()) != null && head.outcome() != null) {
             started.poll();
+            stream.sendSlotFreed();
             Completion done = head.outcome();
             boolean report = !done.isSuccess() || head.wr().isSignaled();
             reuse(head);
@@ -117,6 +119,7 @@ final class SubmissionOrder {
     void flush(String why) {
         Started p;
         while ((p = started.poll()) != null) {
+            stream.sendSlotFreed();
             Completion c = p.outcome() != null ? p.outcome()
                     : Completion.error(p.wr().wrId(), Requester.opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
             p.outcome(c);

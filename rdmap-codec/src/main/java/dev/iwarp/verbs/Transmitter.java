@@ -2,11 +2,14 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.rdmap.RdmapControl;
+import dev.iwarp.rdmap.RdmapOpcode;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The transmit side of one stream (as siw's qp_tx): DDP messages in the order RDMAP hands them over
@@ -24,6 +27,13 @@ import java.util.ArrayDeque;
  * segment and the adapter cuts the segment: no segment object either. Confined to the event loop.
  */
 final class Transmitter {
+    /**
+     * A promise completed by its message's last write, even when the message's source was released earlier (a
+     * copy): a Read or Atomic Response, whose IRD slot is held until the response left (RFC 5040 §5.2).
+     */
+    interface CompletesOnceSent {
+    }
+
     /** No completion promise for a queued message. */
     private static final Object NO_PROMISE = new Object();
     /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message (issue 13). */
@@ -52,6 +62,19 @@ final class Transmitter {
     /** Messages go down themselves, one write per segment (LowerLayer.takesMessagesFrom): no segment objects. */
     private boolean messagesPassDown;
     private boolean closed;
+    /** Read Response octets per second at most; 0: no limit. */
+    private long readRate;
+    /** Read Response octets that may go now (negative: owed by the segment that overdrew it). */
+    private long readCredit;
+    /** When {@link #readCredit} was last topped up (the event loop's ticker), once {@link #readCreditStarted}. */
+    private long readCreditAt;
+    private boolean readCreditStarted;
+    /** A {@link #resumeReads} is scheduled: armed only while Read Responses wait for credit. */
+    private boolean readsResumeScheduled;
+    private final Runnable resumeReads = () -> {
+        readsResumeScheduled = false;
+        transmit(true);
+    };
 
     void attach(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -61,6 +84,54 @@ final class Transmitter {
     void start(LowerLayer lowerLayer) {
         this.lowerLayer = lowerLayer;
         messagesPassDown = lowerLayer.takesMessagesFrom(ctx); // implies takesSegments (LowerLayer)
+    }
+
+    /**
+     * RDMA Read Responses leave at {@code octetsPerSecond} at most (0: no limit), with bursts of up to 10 ms of
+     * that rate (at least 64 KiB): a 28-octet Read Request may ask for 2^32-1 octets (RFC 5040 §4.4), and what
+     * one connection's peer makes us send per second is then a budget, not the peer's choice. A Read Response at
+     * the head of the queue waits for credit, and what follows it waits with it (messages leave in order).
+     */
+    void readResponseRate(long octetsPerSecond) {
+        readRate = octetsPerSecond;
+        readCreditStarted = false;
+    }
+
+    long readResponseRate() {
+        return readRate;
+    }
+
+    private long readBurst() {
+        return Math.max(64 * 1024, readRate / 100);
+    }
+
+    private static boolean isReadResponse(DdpOutboundMessage m) {
+        return m.isTagged() && RdmapControl.opcode(m.rsvdUlp()) == RdmapOpcode.RDMA_READ_RESPONSE.value();
+    }
+
+    /** Whether a Read Response segment may go now; if not, arms one task to resume when it may. */
+    private boolean readCreditLeft() {
+        if (readCredit > 0) {
+            return true;
+        }
+        long now = ctx.executor().ticker().nanoTime();
+        if (!readCreditStarted) {
+            readCreditStarted = true;
+            readCredit = readBurst();
+        } else {
+            double earned = Math.min(now - readCreditAt, TimeUnit.SECONDS.toNanos(1)) * (readRate / 1e9);
+            readCredit = Math.min(readBurst(), readCredit + (long) earned);
+        }
+        readCreditAt = now;
+        if (readCredit > 0) {
+            return true;
+        }
+        if (!readsResumeScheduled) {
+            readsResumeScheduled = true;
+            long waitNs = (long) Math.ceil((1 - readCredit) * (1e9 / readRate));
+            ctx.executor().schedule(resumeReads, Math.max(1, waitNs), TimeUnit.NANOSECONDS);
+        }
+        return false;
     }
 
     /**
@@ -150,6 +221,11 @@ final class Transmitter {
         boolean wrote = false;
         DdpOutboundMessage m;
         while ((m = (DdpOutboundMessage) queue.peek()) != null && ctx.channel().isWritable()) {
+            boolean rated = readRate > 0 && isReadResponse(m);
+            if (rated && !readCreditLeft()) {
+                break;
+            }
+            int remaining = m.remaining();
             boolean last = m.nextSegmentIsLast();
             ChannelPromise promise = ctx.voidPromise();
             ChannelPromise released = null;
@@ -157,7 +233,7 @@ final class Transmitter {
                 queue.poll();
                 Object done = queue.poll();
                 if (done != NO_PROMISE) {
-                    if (releasesSource(m)) {
+                    if (releasesSource(m) && !(done instanceof CompletesOnceSent)) {
                         released = (ChannelPromise) done; // completed here, not by the write
                     } else {
                         promise = (ChannelPromise) done;
@@ -172,6 +248,9 @@ final class Transmitter {
                     released.tryFailure(new IllegalStateException("a handler held the message"));
                 }
                 return true;
+            }
+            if (rated) {
+                readCredit -= remaining - (last ? 0 : m.remaining());
             }
             if (last) {
                 if (released == null) {

@@ -379,5 +379,10 @@ public final class IwarpWire {
         public WireRegion registerOnDemand(int length, io.netty.buffer.ByteBufAllocator alloc, WireAccess... access) {
             return new Region(pd.registerOnDemand(length, alloc, map(access)));
         }
+
+        @Override
+        public dev.iwarp.ddp.MemoryAccount memoryAccount() {
+            return pd.memoryAccount();
+        }
     }
 }

@@ -14,4 +14,12 @@ public interface WireDomain {
      * back until the next one), so an idle connection's regions cost nothing; VI/TCP allocates it at once.
      */
     WireRegion registerOnDemand(int length, ByteBufAllocator alloc, WireAccess... access);
+
+    /**
+     * Where memory committed for this domain's peer is reserved (iWARP: the protection domain's account of the
+     * device's memory budget; on-demand regions draw from it themselves); unlimited unless the wire has one.
+     */
+    default dev.iwarp.ddp.MemoryAccount memoryAccount() {
+        return dev.iwarp.ddp.MemoryAccount.UNLIMITED;
+    }
 }
