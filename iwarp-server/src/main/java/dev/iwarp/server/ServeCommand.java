@@ -126,8 +126,12 @@ final class ServeCommand implements Callable<Integer> {
             + "advertisements: for Send/Recv tools such as librdmacm's rdma_client.")
     boolean echoOnly;
 
+    @Mixin
+    LogOptions log = new LogOptions();
+
     @Override
     public Integer call() throws Exception {
+        log.apply();
         wire.check();
         if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
             throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "

@@ -92,11 +92,13 @@ final class StreamState {
         }
         String hold = lowerLayer == null ? "the lower layer is not in full operation" : lowerLayer.transmitHoldReason();
         if (hold == null) {
-            LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(), ctx.channel().remoteAddress(),
-                    what, t.cause());
+            terminateFields(LOG.atWarn(), "sent", t.cause())
+                    .log("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
+                            ctx.channel().remoteAddress(), what, t.cause());
         } else {
-            LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(), ctx.channel().remoteAddress(),
-                    what, t.cause(), hold);
+            terminateFields(LOG.atWarn(), "withheld", t.cause())
+                    .log("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(),
+                            ctx.channel().remoteAddress(), what, t.cause(), hold);
         }
         state = QpState.TERMINATE;
         // the Terminate is flushed before any completion runs: a ULP that closes the channel when it
@@ -121,9 +123,20 @@ final class StreamState {
             return;
         }
         peerTerminate = t;
-        LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        terminateFields(LOG.atWarn(), "received", t.cause())
+                .log("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());
         ctx.close();
+    }
+
+    /**
+     * A Terminate's fields as key-value pairs on its log line (RFC 5040 §4.7 Layer, EType, Error Code), for
+     * log collectors: {@code direction} is sent, withheld (the lower layer could not carry it) or received.
+     */
+    private static org.slf4j.spi.LoggingEventBuilder terminateFields(org.slf4j.spi.LoggingEventBuilder b,
+                                                                     String direction, TerminateCause c) {
+        return b.addKeyValue("terminate.direction", direction).addKeyValue("terminate.layer", c.layer())
+                .addKeyValue("terminate.etype", c.errorType()).addKeyValue("terminate.code", c.errorCode());
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */
