@@ -129,6 +129,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LogOptions log = new LogOptions();
 
+    @Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Override
     public Integer call() throws Exception {
         log.apply();
@@ -161,8 +164,8 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
             SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
-            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().build(), sctp, true)),
-                    null);
+            return serveUntilSignal(RpingServer.start(config, SctpWire.server(metrics.observe(IwarpStack.builder()).build(),
+                    sctp, true)), null);
         }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
@@ -170,7 +173,7 @@ final class ServeCommand implements Callable<Integer> {
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
-        IwarpStack.Builder stack = IwarpStack.builder();
+        IwarpStack.Builder stack = metrics.observe(IwarpStack.builder());
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
             LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);
@@ -205,7 +208,13 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private static int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {
+    private int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {
+        try {
+            metrics.started(server);
+        } catch (Throwable e) { // also a taken metrics port, which Netty throws undeclared
+            server.close();
+            throw e;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down: closing {} session(s)", server.sessions().size());
@@ -213,6 +222,7 @@ final class ServeCommand implements Callable<Integer> {
             if (capture != null) {
                 capture.close();
             }
+            metrics.close();
             LOG.info("stopped after {} connection(s), {} refused", server.accepted(), server.refused());
             stopped.countDown();
         }, "iwarp-server-shutdown"));

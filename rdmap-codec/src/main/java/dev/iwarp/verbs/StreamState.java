@@ -44,6 +44,8 @@ final class StreamState {
     /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
     volatile TerminateMessage peerTerminate;
     LowerLayer lowerLayer;
+    /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
+    RdmaObserver observer = RdmaObserver.NONE;
     RdmapWire wire;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
     boolean awaitingRtr;
@@ -91,6 +93,8 @@ final class StreamState {
             return;
         }
         String hold = lowerLayer == null ? "the lower layer is not in full operation" : lowerLayer.transmitHoldReason();
+        observer.terminate(ctx.channel(), hold == null ? RdmaObserver.TerminateDirection.SENT
+                : RdmaObserver.TerminateDirection.WITHHELD, t.cause());
         if (hold == null) {
             terminateFields(LOG.atWarn(), "sent", t.cause())
                     .log("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
@@ -123,6 +127,7 @@ final class StreamState {
             return;
         }
         peerTerminate = t;
+        observer.terminate(ctx.channel(), RdmaObserver.TerminateDirection.RECEIVED, t.cause());
         terminateFields(LOG.atWarn(), "received", t.cause())
                 .log("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());

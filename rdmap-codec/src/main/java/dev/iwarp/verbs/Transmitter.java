@@ -52,6 +52,8 @@ final class Transmitter {
     /** Messages go down themselves, one write per segment (LowerLayer.takesMessagesFrom): no segment objects. */
     private boolean messagesPassDown;
     private boolean closed;
+    /** Told of every message once its last segment goes to the lower layer. */
+    RdmaObserver observer = RdmaObserver.NONE;
 
     void attach(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -151,6 +153,10 @@ final class Transmitter {
         DdpOutboundMessage m;
         while ((m = (DdpOutboundMessage) queue.peek()) != null && ctx.channel().isWritable()) {
             boolean last = m.nextSegmentIsLast();
+            if (last && observer != RdmaObserver.NONE) {
+                observer.transferred(ctx.channel(), false, dev.iwarp.rdmap.RdmapOpcode.fromValue(m.rsvdUlp() & 0x0F),
+                        m.length(), true);
+            }
             ChannelPromise promise = ctx.voidPromise();
             ChannelPromise released = null;
             if (last) {

@@ -135,7 +135,7 @@ final class HtmlReport {
         final int w = 420;
         final int h = 260;
         final int left = 60;
-        final int right = 15;
+        final int right = 35;
         final int top = 15;
         final int bottom = 40;
         final double maxNines = 5; // 99.999 %
