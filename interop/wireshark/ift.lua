@@ -218,7 +218,7 @@ local function check_crc(tvb, tree, field, status_field, expert_bad, pos, covere
     return false
 end
 
-local function dissect_frame(tvb, pinfo, tree)
+local function dissect_frame(tvb, pinfo, tree, root)
     local hs, ps = tvb(0, 2):uint(), tvb(2, 2):uint()
     local hc, pc, expected_vtag, learnt = framing(pinfo)
     local t = tree:add(f.frame, tvb())
@@ -258,7 +258,7 @@ local function dissect_frame(tvb, pinfo, tree)
     local segment = tvb:bytes(6, hs)
     if ps > 0 then segment:append(tvb:bytes(payload_at, ps)) end
     if hs > 0 then
-        ddp_rdmap:call(segment:tvb("DDP segment"), pinfo, tree)
+        ddp_rdmap:call(segment:tvb("DDP segment"), pinfo, root) -- beside IFT, as behind MPA
     end
     return crcs_ok
 end
@@ -270,7 +270,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     if is_indication(tvb, 0) then
         dissect_indication(tvb, pinfo, t)
     else
-        dissect_frame(tvb, pinfo, t)
+        dissect_frame(tvb, pinfo, t, tree)
     end
     return tvb:len()
 end
