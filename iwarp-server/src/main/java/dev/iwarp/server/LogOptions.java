@@ -18,8 +18,8 @@ import java.util.Locale;
  *
  * <p>JSON is Logback's own {@link JsonEncoder}: one object per line with the timestamp (ms since the
  * epoch), level, thread, logger, the formatted message, the MDC (each connection's {@code conn}, {@code
- * peer} and {@code wire}, see {@link ConnectionLogContext}), the key-value pairs a log call adds (a
- * Terminate's {@code terminate.*} fields) and any throwable.
+ * peer} and {@code wire}, see {@link ConnectionLogContext}; a Terminate's {@code terminate.*} fields) and
+ * any throwable.
  */
 public final class LogOptions {
     @Option(names = "--log-format", paramLabel = "FORMAT", description = "text (for people) or json (one object "

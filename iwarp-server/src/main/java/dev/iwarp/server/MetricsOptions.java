@@ -22,8 +22,9 @@ public final class MetricsOptions {
             + "(default: ${DEFAULT-VALUE}, loopback only: metrics tell who is connected).")
     String address = "127.0.0.1";
 
-    @Option(names = "--no-jmx", description = "With --metrics-port: do not register the meters in JMX.")
-    boolean noJmx;
+    @Option(names = "--jmx", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "With --metrics-port: also register the meters in JMX (default: on).")
+    boolean jmx = true;
 
     private ServeMetrics metrics;
     private MetricsHttpServer http;
@@ -37,7 +38,7 @@ public final class MetricsOptions {
             throw new IllegalArgumentException("--metrics-port must be 0..65535: " + port);
         }
         if (metrics == null) {
-            metrics = new ServeMetrics(!noJmx);
+            metrics = new ServeMetrics(jmx);
         }
         return metrics;
     }
@@ -57,7 +58,7 @@ public final class MetricsOptions {
         m.bind(server);
         http = MetricsHttpServer.start(new InetSocketAddress(address, port), m::scrape);
         InetSocketAddress a = http.localAddress();
-        LOG.info("metrics on http://{}:{}/metrics{}", a.getHostString(), a.getPort(), noJmx ? "" : " and in JMX");
+        LOG.info("metrics on http://{}:{}/metrics{}", a.getHostString(), a.getPort(), jmx ? " and in JMX" : "");
     }
 
     void close() {

@@ -95,14 +95,14 @@ final class StreamState {
         String hold = lowerLayer == null ? "the lower layer is not in full operation" : lowerLayer.transmitHoldReason();
         observer.terminate(ctx.channel(), hold == null ? RdmaObserver.TerminateDirection.SENT
                 : RdmaObserver.TerminateDirection.WITHHELD, t.cause());
-        if (hold == null) {
-            terminateFields(LOG.atWarn(), "sent", t.cause())
-                    .log("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
-                            ctx.channel().remoteAddress(), what, t.cause());
-        } else {
-            terminateFields(LOG.atWarn(), "withheld", t.cause())
-                    .log("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(),
-                            ctx.channel().remoteAddress(), what, t.cause(), hold);
+        try (TerminateFields f = TerminateFields.of(hold == null ? "sent" : "withheld", t.cause())) {
+            if (hold == null) {
+                LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
+                        ctx.channel().remoteAddress(), what, t.cause());
+            } else {
+                LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(),
+                        ctx.channel().remoteAddress(), what, t.cause(), hold);
+            }
         }
         state = QpState.TERMINATE;
         // the Terminate is flushed before any completion runs: a ULP that closes the channel when it
@@ -128,20 +128,35 @@ final class StreamState {
         }
         peerTerminate = t;
         observer.terminate(ctx.channel(), RdmaObserver.TerminateDirection.RECEIVED, t.cause());
-        terminateFields(LOG.atWarn(), "received", t.cause())
-                .log("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        try (TerminateFields f = TerminateFields.of("received", t.cause())) {
+            LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        }
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());
         ctx.close();
     }
 
     /**
-     * A Terminate's fields as key-value pairs on its log line (RFC 5040 §4.7 Layer, EType, Error Code), for
-     * log collectors: {@code direction} is sent, withheld (the lower layer could not carry it) or received.
+     * A Terminate's fields in the logging MDC while its line is logged (RFC 5040 §4.7 Layer, EType, Error Code),
+     * for log collectors: {@code direction} is sent, withheld (the lower layer could not carry it) or received.
+     * MDC rather than SLF4J key-value pairs: Logback's turbo filters (serve's per-peer warning limit) see a
+     * plain call's arguments, not a fluent one's.
      */
-    private static org.slf4j.spi.LoggingEventBuilder terminateFields(org.slf4j.spi.LoggingEventBuilder b,
-                                                                     String direction, TerminateCause c) {
-        return b.addKeyValue("terminate.direction", direction).addKeyValue("terminate.layer", c.layer())
-                .addKeyValue("terminate.etype", c.errorType()).addKeyValue("terminate.code", c.errorCode());
+    private record TerminateFields(String[] keys) implements AutoCloseable {
+        static TerminateFields of(String direction, TerminateCause c) {
+            org.slf4j.MDC.put("terminate.direction", direction);
+            org.slf4j.MDC.put("terminate.layer", Integer.toString(c.layer()));
+            org.slf4j.MDC.put("terminate.etype", Integer.toString(c.errorType()));
+            org.slf4j.MDC.put("terminate.code", String.format("0x%02x", c.errorCode()));
+            return new TerminateFields(new String[] {"terminate.direction", "terminate.layer", "terminate.etype",
+                    "terminate.code"});
+        }
+
+        @Override
+        public void close() {
+            for (String k : keys) {
+                org.slf4j.MDC.remove(k);
+            }
+        }
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */
