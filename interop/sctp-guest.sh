@@ -5,7 +5,8 @@
 #   2. the indication combinations: both 4 (enabled), server without indication, client without
 #      indication, client RDMA_ONLY (refused by our ULP: I2) -- each must fail cleanly;
 #   3. a tcpdump of the first association: decoded here (no Python in the guest) and asserted to
-#      carry parameter 0xC006 with value 4 in both INIT and INIT-ACK;
+#      carry parameter 0xC006 with value 4 in both INIT and INIT-ACK; then decoded by tshark with
+#      interop/wireshark/sctp_ddp.lua: every DATA chunk's placement extension, nothing malformed;
 #   4. SctpOperationsCheck (iwarp-server's test classes): every RDMA operation at every size over
 #      real SCTP, every octet compared.
 # Usage (root): interop/sctp-guest.sh iwarp-server/target/iwarp-server.jar   (.ci/run: timeout 300)
@@ -28,7 +29,7 @@ cp /host/iwarp-server.jar /tmp/ && mkdir -p /host/logs && cd /host/logs
 J="java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar /tmp/iwarp-server.jar"
 fail=0
 check() { if [ "$1" = "$2" ]; then echo "OK   $3"; else echo "FAIL $3 (exit $1, expected $2)"; fail=1; fi; }
-tcpdump -i lo -n -s 0 -c 40 -w /host/assoc.pcap sctp 2>/dev/null &
+tcpdump -U -i lo -n -s 0 -c 400 -w /host/assoc.pcap sctp 2>/dev/null &
 TD=$!
 $J serve --wire sctp --address 0.0.0.0 > serve.log 2>&1 &
 SERVE=$!
@@ -100,3 +101,5 @@ ok = seen.get('INIT') == 4 and seen.get('INIT-ACK') == 4
 print('INIT and INIT-ACK carry 0xC006 = 4:', 'yes' if ok else 'NO (%s)' % seen)
 sys.exit(0 if ok else 1)
 PY
+# the same capture through Wireshark with our dissector (interop/wireshark/README.md)
+bash "$HERE/wireshark/check.sh" sctp "$SHARE/assoc.pcap"

@@ -279,6 +279,7 @@ public final class IwarpStack implements AutoCloseable {
         private int threads;
         private Consumer<Channel> channelHook = ch -> { };
         private Consumer<Channel> framingHook = ch -> { };
+        private dev.iwarp.verbs.RdmaObserver observer;
         private WriteBufferWaterMark waterMark = DEFAULT_WRITE_BUFFER_WATER_MARK;
         private MemoryBudget memoryBudget;
         private long readResponseRate;
@@ -320,6 +321,16 @@ public final class IwarpStack implements AutoCloseable {
          * the high mark plus one FPDU is the most a connection holds in user space while its peer does
          * not read. Lower it to trade bulk throughput for memory when serving many connections.
          */
+        /**
+         * Reports every connection's RDMA traffic and Terminates to {@code observer} (a metrics binding; it runs
+         * on the event loops, so it must be cheap): set on each channel as {@link dev.iwarp.verbs.RdmaObserver#KEY}
+         * before the engine is added.
+         */
+        public Builder observer(dev.iwarp.verbs.RdmaObserver observer) {
+            this.observer = Objects.requireNonNull(observer);
+            return this;
+        }
+
         public Builder writeBufferWaterMark(WriteBufferWaterMark waterMark) {
             this.waterMark = Objects.requireNonNull(waterMark);
             return this;
@@ -348,7 +359,12 @@ public final class IwarpStack implements AutoCloseable {
 
         /** Starts the event loops and returns the stack; close it to stop them. */
         public IwarpStack build() {
-            IwarpStack stack = new IwarpStack(transport, threads, channelHook, framingHook, waterMark);
+            Consumer<Channel> hook = channelHook;
+            if (observer != null) {
+                dev.iwarp.verbs.RdmaObserver o = observer;
+                hook = hook.andThen(ch -> ch.attr(dev.iwarp.verbs.RdmaObserver.KEY).set(o));
+            }
+            IwarpStack stack = new IwarpStack(transport, threads, hook, framingHook, waterMark);
             stack.device().setMemoryBudget(memoryBudget);
             stack.device().setReadResponseRate(readResponseRate);
             return stack;

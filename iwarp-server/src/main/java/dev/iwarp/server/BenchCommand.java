@@ -73,6 +73,10 @@ final class BenchCommand implements Callable<Integer> {
             + "the header on stderr) (default: ${DEFAULT-VALUE}).")
     String output = "text";
 
+    @Option(names = "--hist", paramLabel = "FILE", description = "Also write the latency distribution (usec) to "
+            + "FILE in HdrHistogram's percentile format, as its plotter (HistogramLogAnalyzer, hdrhistogram.github.io) reads it.")
+    java.nio.file.Path histFile;
+
     @Option(names = "--timeout", paramLabel = "MS", description = "Give up when no message completes for this long, "
             + "1..3600000 (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
@@ -108,6 +112,9 @@ final class BenchCommand implements Callable<Integer> {
                 case json -> BenchReport.json(out, r);
                 case csv -> BenchReport.csv(out, r);
                 default -> BenchReport.text(out, r);
+            }
+            if (histFile != null) {
+                BenchReport.histogram(histFile, r);
             }
             return 0;
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -70,6 +71,20 @@ final class BenchReport {
         out.printf(Locale.ROOT, "  bytes %d, iterations %d, %.3f s, %.3f Gbit/s average%n", r.bytes(), r.iterations(),
                 r.nanos() / 1e9, r.gbitPerSecond());
         out.flush();
+    }
+
+    /**
+     * The latency distribution in HdrHistogram's percentile format (values in usec: the histogram records
+     * nanoseconds), five ticks per half distance as HdrHistogram's own examples use.
+     */
+    static void histogram(java.nio.file.Path file, Bench.Result r) throws IOException {
+        try (java.io.PrintStream ps = new java.io.PrintStream(java.nio.file.Files.newOutputStream(file), false,
+                java.nio.charset.StandardCharsets.UTF_8)) {
+            r.latency().outputPercentileDistribution(ps, 5, 1000.0);
+            if (ps.checkError()) {
+                throw new IOException("cannot write " + file);
+            }
+        }
     }
 
     private static void row(PrintWriter out, String format, Object... values) {

@@ -119,8 +119,10 @@ public final class RpingServer implements AutoCloseable {
     private static RpingServer start(ServerConfig config, ServerWire wire, IwarpStack stack) throws Exception {
         RpingServer s = new RpingServer(config, wire, stack);
         try {
-            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), s.guard::onAccept,
-                    s::onRequest);
+            s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), ch -> {
+                ConnectionLogContext.install(ch, wire.name()); // conn, peer, wire on every line about ch
+                ConnectionLogContext.run(ch, () -> s.guard.onAccept(ch));
+            }, s::onRequest);
         } catch (Exception e) { // includes the IOException Netty throws undeclared on a bind failure
             s.close();
             throw e;
@@ -161,7 +163,7 @@ public final class RpingServer implements AutoCloseable {
         session.start(request.accept(domain, session, advertisement));
         ch.closeFuture().addListener(f -> {
             sessions.remove(session);
-            LOG.info("{} closed: {}", ch.remoteAddress(), session);
+            ConnectionLogContext.run(ch, () -> LOG.info("{} closed: {}", ch.remoteAddress(), session));
         });
     }
 

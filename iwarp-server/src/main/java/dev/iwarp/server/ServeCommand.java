@@ -140,8 +140,15 @@ final class ServeCommand implements Callable<Integer> {
             + "advertisements: for Send/Recv tools such as librdmacm's rdma_client.")
     boolean echoOnly;
 
+    @Mixin
+    LogOptions log = new LogOptions();
+
+    @Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Override
     public Integer call() throws Exception {
+        log.apply();
         wire.check();
         if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
             throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
@@ -155,6 +162,7 @@ final class ServeCommand implements Callable<Integer> {
         long budgetOctets = memoryBudget != null ? ServerMemory.parseSize("--memory-budget", memoryBudget)
                 : ServerMemory.defaultBudget(ServerMemory.maxDirectMemory());
         dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(budgetOctets);
+        metrics.budget(budget);
         int connections = maxConnections != null ? maxConnections
                 : ServerMemory.defaultMaxConnections(budgetOctets, targetSize, sharedTarget);
         LOG.info("memory budget {}{}; {} connections at most{} (each can make serve commit {})",
@@ -181,9 +189,8 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
             SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
-            return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().memoryBudget(budget)
-                            .readResponseRate(readRate).build(), sctp, true)),
-                    null);
+            return serveUntilSignal(RpingServer.start(config, SctpWire.server(metrics.observe(IwarpStack.builder()
+                            .memoryBudget(budget).readResponseRate(readRate)).build(), sctp, true)), null);
         }
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
@@ -191,7 +198,7 @@ final class ServeCommand implements Callable<Integer> {
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
-        IwarpStack.Builder stack = IwarpStack.builder().memoryBudget(budget).readResponseRate(readRate);
+        IwarpStack.Builder stack = metrics.observe(IwarpStack.builder().memoryBudget(budget).readResponseRate(readRate));
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
             LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);
@@ -226,7 +233,13 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private static int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {
+    private int serveUntilSignal(RpingServer server, PcapFile capture) throws InterruptedException {
+        try {
+            metrics.started(server);
+        } catch (Throwable e) { // also a taken metrics port, which Netty throws undeclared
+            server.close();
+            throw e;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down: closing {} session(s)", server.sessions().size());
@@ -234,6 +247,7 @@ final class ServeCommand implements Callable<Integer> {
             if (capture != null) {
                 capture.close();
             }
+            metrics.close();
             LOG.info("stopped after {} connection(s), {} refused", server.accepted(), server.refused());
             stopped.countDown();
         }, "iwarp-server-shutdown"));

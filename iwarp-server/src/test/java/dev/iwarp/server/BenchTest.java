@@ -250,6 +250,41 @@ class BenchTest {
     }
 
     @Test
+    void histWritesHdrHistogramsPercentileFormat(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws IOException {
+        java.nio.file.Path file = dir.resolve("write.hgrm");
+        Run run = bench("--op", "write", "--size", "1024", "--iterations", "300", "--warmup", "0", "--hist",
+                file.toString());
+        assertEquals(0, run.code(), run.err());
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(file);
+        // HdrHistogram's outputPercentileDistribution: a column header, rows, then the summary lines
+        assertEquals(java.util.List.of("Value", "Percentile", "TotalCount", "1/(1-Percentile)"),
+                java.util.List.of(lines.get(0).trim().split("\\s+")));
+        String summary = lines.stream().filter(l -> l.startsWith("#[Max")).findFirst().orElseThrow();
+        assertTrue(summary.matches(".*Total count\\s*=\\s*300\\].*"), summary);
+        double previousValue = 0;
+        long previousCount = 0;
+        int rows = 0;
+        for (String line : lines.subList(2, lines.size())) {
+            if (line.startsWith("#")) {
+                break;
+            }
+            String[] f = line.trim().split("\\s+");
+            double value = Double.parseDouble(f[0]);
+            long count = Long.parseLong(f[2]);
+            assertTrue(value >= previousValue && count >= previousCount, line); // a cumulative distribution
+            previousValue = value;
+            previousCount = count;
+            rows++;
+        }
+        assertTrue(rows > 5, "percentile rows: " + rows);
+        assertEquals(300, previousCount);
+        // the values are usec: the text report's t_max in usec is the last row's value
+        double maxUsec = Double.parseDouble(summary.replaceAll(".*Max\\s*=\\s*([0-9.]+).*", "$1"));
+        assertEquals(maxUsec, previousValue, maxUsec * 0.01 + 0.01);
+    }
+
+    @Test
     void jsonAndCsvCarryTheSameFigures() {
         Run json = bench("--op", "send", "--size", "64", "--iterations", "500", "--depth", "16", "--warmup", "100",
                 "--output", "json");

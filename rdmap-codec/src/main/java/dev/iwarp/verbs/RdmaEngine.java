@@ -152,6 +152,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         List<Runnable> tasks;
+        RdmaObserver observer = ctx.channel().attr(RdmaObserver.KEY).get();
+        if (observer != null) {
+            stream.observer = observer;
+            stream.tx.observer = observer;
+        }
         synchronized (early) {
             stream.tx.attach(ctx);
             stream.ctx = ctx;
@@ -356,6 +361,9 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     private void onTagged(RdmapOpcode op, int stag, long to, boolean last, ByteBuf payload) {
+        if (stream.observer != RdmaObserver.NONE) {
+            stream.observer.transferred(stream.ctx.channel(), true, op, payload.readableBytes(), last);
+        }
         if (op == RdmapOpcode.RDMA_WRITE) {
             stream.responder.onWrite(stag, to, payload);
         } else {
@@ -364,6 +372,9 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     private void onUntagged(RdmapOpcode op, InboundUntagged u) {
+        if (stream.observer != RdmaObserver.NONE) {
+            stream.observer.transferred(stream.ctx.channel(), true, op, u.payload.readableBytes(), u.last);
+        }
         switch (op) {
             case RDMA_READ_REQUEST:
                 stream.responder.onReadRequest(u);

@@ -45,6 +45,8 @@ final class StreamState {
     /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
     volatile TerminateMessage peerTerminate;
     LowerLayer lowerLayer;
+    /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
+    RdmaObserver observer = RdmaObserver.NONE;
     RdmapWire wire;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
     boolean awaitingRtr;
@@ -124,12 +126,16 @@ final class StreamState {
             return;
         }
         String hold = lowerLayer == null ? "the lower layer is not in full operation" : lowerLayer.transmitHoldReason();
-        if (hold == null) {
-            LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(), ctx.channel().remoteAddress(),
-                    what, t.cause());
-        } else {
-            LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(), ctx.channel().remoteAddress(),
-                    what, t.cause(), hold);
+        observer.terminate(ctx.channel(), hold == null ? RdmaObserver.TerminateDirection.SENT
+                : RdmaObserver.TerminateDirection.WITHHELD, t.cause());
+        try (TerminateFields f = TerminateFields.of(hold == null ? "sent" : "withheld", t.cause())) {
+            if (hold == null) {
+                LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
+                        ctx.channel().remoteAddress(), what, t.cause());
+            } else {
+                LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(),
+                        ctx.channel().remoteAddress(), what, t.cause(), hold);
+            }
         }
         state = QpState.TERMINATE;
         // the Terminate is flushed before any completion runs: a ULP that closes the channel when it
@@ -154,9 +160,36 @@ final class StreamState {
             return;
         }
         peerTerminate = t;
-        LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        observer.terminate(ctx.channel(), RdmaObserver.TerminateDirection.RECEIVED, t.cause());
+        try (TerminateFields f = TerminateFields.of("received", t.cause())) {
+            LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+        }
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());
         ctx.close();
+    }
+
+    /**
+     * A Terminate's fields in the logging MDC while its line is logged (RFC 5040 §4.7 Layer, EType, Error Code),
+     * for log collectors: {@code direction} is sent, withheld (the lower layer could not carry it) or received.
+     * MDC rather than SLF4J key-value pairs: Logback's turbo filters (serve's per-peer warning limit) see a
+     * plain call's arguments, not a fluent one's.
+     */
+    private record TerminateFields(String[] keys) implements AutoCloseable {
+        static TerminateFields of(String direction, TerminateCause c) {
+            org.slf4j.MDC.put("terminate.direction", direction);
+            org.slf4j.MDC.put("terminate.layer", Integer.toString(c.layer()));
+            org.slf4j.MDC.put("terminate.etype", Integer.toString(c.errorType()));
+            org.slf4j.MDC.put("terminate.code", String.format("0x%02x", c.errorCode()));
+            return new TerminateFields(new String[] {"terminate.direction", "terminate.layer", "terminate.etype",
+                    "terminate.code"});
+        }
+
+        @Override
+        public void close() {
+            for (String k : keys) {
+                org.slf4j.MDC.remove(k);
+            }
+        }
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */

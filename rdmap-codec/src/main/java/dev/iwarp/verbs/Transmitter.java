@@ -75,6 +75,8 @@ final class Transmitter {
         readsResumeScheduled = false;
         transmit(true);
     };
+    /** Told of every message once its last segment goes to the lower layer. */
+    RdmaObserver observer = RdmaObserver.NONE;
 
     void attach(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -227,6 +229,10 @@ final class Transmitter {
             }
             int remaining = m.remaining();
             boolean last = m.nextSegmentIsLast();
+            if (last && observer != RdmaObserver.NONE) {
+                observer.transferred(ctx.channel(), false, dev.iwarp.rdmap.RdmapOpcode.fromValue(m.rsvdUlp() & 0x0F),
+                        m.length(), true);
+            }
             ChannelPromise promise = ctx.voidPromise();
             ChannelPromise released = null;
             if (last) {

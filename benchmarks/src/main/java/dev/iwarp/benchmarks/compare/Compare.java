@@ -44,6 +44,12 @@ public final class Compare implements Callable<Integer> {
     boolean json;
     @Option(names = "--json-out", paramLabel = "FILE", description = "Also write the JSON document to FILE.")
     Path jsonOut;
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
+            + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
+    Path htmlOut;
+
+    /** The latency histogram of the last {@link #run}, for {@code --html}. */
+    private Histogram lastLatency = new Histogram(3);
 
     private final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -89,7 +95,9 @@ public final class Compare implements Callable<Integer> {
             CompareReport.CaseResult r = new CompareReport.CaseResult(c);
             for (int i = 0; i < rounds; i++) {
                 Sample ours = run(new OursRun(c));
+                r.oursLatency.add(lastLatency);
                 Sample raw = run(new RawRun(c));
+                r.rawLatency.add(lastLatency);
                 r.add(ours, raw);
                 if (!json) {
                     out.println(CompareReport.roundLine(c, i + 1, ours, raw));
@@ -105,6 +113,11 @@ public final class Compare implements Callable<Integer> {
         if (jsonOut != null) {
             Files.writeString(jsonOut, doc + System.lineSeparator());
         }
+        if (htmlOut != null) {
+            Files.writeString(htmlOut, HtmlReport.page(results, new HtmlReport.Context(rounds, warmup, seconds,
+                    loadBefore, loadAfter, cpuModel(), Runtime.getRuntime().availableProcessors(),
+                    "Java " + System.getProperty("java.version"), java.time.Instant.now().toString())));
+        }
         if (json) {
             out.println(doc);
         } else {
@@ -116,6 +129,7 @@ public final class Compare implements Callable<Integer> {
     }
 
     private Sample run(CompareRun run) {
+        lastLatency = new Histogram(3);
         try (run) {
             run.open();
             Thread client = CompareRun.threadOf(run.clientLoop);
@@ -138,6 +152,7 @@ public final class Compare implements Callable<Integer> {
             long as1 = threads.getThreadAllocatedBytes(server.getId());
             Histogram h = new Histogram(3);
             run.onClientLoop(() -> h.add(run.rtt));
+            lastLatency = h;
             run.stopped = true;
             if (run.failure != null) {
                 return failed(run.failure.toString());
@@ -165,6 +180,15 @@ public final class Compare implements Callable<Integer> {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
         } catch (Exception e) {
             return "unknown";
         }

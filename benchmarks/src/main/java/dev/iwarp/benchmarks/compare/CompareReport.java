@@ -20,6 +20,9 @@ final class CompareReport {
         final List<Sample> ratios = new ArrayList<>();
         /** Per round: raw Netty's CPU per message over ours, both event loops added ({@link #cpuRatio}). */
         final List<Double> cpuRatios = new ArrayList<>();
+        /** Per-message latency of every round merged, per side ({@code compare --html} plots them). */
+        final org.HdrHistogram.Histogram oursLatency = new org.HdrHistogram.Histogram(3);
+        final org.HdrHistogram.Histogram rawLatency = new org.HdrHistogram.Histogram(3);
 
         CaseResult(CompareCase c) {
             this.c = c;

@@ -1,0 +1,143 @@
+package dev.iwarp.server;
+
+import dev.iwarp.rdmap.RdmapOpcode;
+import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.verbs.RdmaObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.jmx.JmxConfig;
+import io.micrometer.jmx.JmxMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.Channel;
+
+import java.util.Locale;
+import java.util.function.LongSupplier;
+
+/**
+ * {@code serve}'s metrics through Micrometer: the RDMA traffic and Terminates every connection's engine reports
+ * ({@link RdmaObserver}), the server's connection counts, JVM memory, threads and CPU. One registry feeds the
+ * Prometheus text format ({@link #scrape}) and, unless asked not to, JMX (domain {@code metrics}).
+ *
+ * <p>Meters: {@code iwarp.messages} and {@code iwarp.payload.bytes} per {@code op} (RDMAP opcode) and
+ * {@code direction} (in, out); {@code iwarp.terminates} per {@code direction} (sent, withheld, received),
+ * {@code layer}, {@code etype}, {@code code}; {@code iwarp.crc.errors} (MPA/IFT CRC errors, Terminate
+ * 2/0/0x02) and {@code iwarp.placement.errors} (DDP tagged or untagged buffer errors, Terminates of layer 1,
+ * RFC 5041 §7) per {@code detected_by} (us: we sent the Terminate; peer: we received it);
+ * {@code iwarp.connections.accepted}, {@code iwarp.connections.refused} (cause max-connections),
+ * {@code iwarp.connections.open}; {@code iwarp.peer.memory.committed} once {@link #peerMemoryCommitted} is set.
+ */
+final class ServeMetrics implements RdmaObserver, AutoCloseable {
+    private static final RdmapOpcode[] OPCODES = RdmapOpcode.values();
+
+    private final PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JmxMeterRegistry jmx;
+    private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
+    /** [direction 0 in, 1 out][opcode ordinal]: looked up without a map on the event loops. */
+    private final Counter[][] messages = new Counter[2][OPCODES.length];
+    private final Counter[][] bytes = new Counter[2][OPCODES.length];
+
+    ServeMetrics(boolean withJmx) {
+        registry.add(prometheus);
+        jmx = withJmx ? new JmxMeterRegistry(JmxConfig.DEFAULT, io.micrometer.core.instrument.Clock.SYSTEM) : null;
+        if (jmx != null) {
+            registry.add(jmx);
+        }
+        for (int d = 0; d < 2; d++) {
+            for (RdmapOpcode op : OPCODES) {
+                String name = op.name().toLowerCase(Locale.ROOT);
+                String dir = d == 0 ? "in" : "out";
+                messages[d][op.ordinal()] = Counter.builder("iwarp.messages").tag("op", name).tag("direction", dir)
+                        .description("RDMAP messages (inbound: counted at their last DDP segment)").register(registry);
+                bytes[d][op.ordinal()] = Counter.builder("iwarp.payload.bytes").tag("op", name).tag("direction", dir)
+                        .baseUnit("bytes").description("DDP payload octets").register(registry);
+            }
+        }
+        for (String by : new String[] {"us", "peer"}) {
+            Counter.builder("iwarp.crc.errors").tag("detected_by", by)
+                    .description("MPA or IFT CRC errors (Terminate LLP 2/0/0x02)").register(registry);
+            Counter.builder("iwarp.placement.errors").tag("detected_by", by)
+                    .description("DDP tagged or untagged buffer errors (Terminate layer 1)").register(registry);
+        }
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+    }
+
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The connection counts of {@code server}. */
+    void bind(RpingServer server) {
+        FunctionCounter.builder("iwarp.connections.accepted", server, RpingServer::accepted)
+                .description("connections accepted into a session").register(registry);
+        FunctionCounter.builder("iwarp.connections.refused", server, RpingServer::refused).tag("cause", "max-connections")
+                .description("connections refused with an MPA reject (or the wire's) at --max-connections")
+                .register(registry);
+        Gauge.builder("iwarp.connections.open", server, s -> s.sessions().size())
+                .description("sessions open").register(registry);
+    }
+
+    /** Memory committed on peers' behalf (registered regions' backing, queued responses), in bytes. */
+    void peerMemoryCommitted(LongSupplier committed) {
+        Gauge.builder("iwarp.peer.memory.committed", committed, s -> s.getAsLong()).baseUnit("bytes")
+                .description("memory committed on peers' behalf").register(registry);
+    }
+
+    /** The budget peers' commitments draw from: what is committed, its limit, and the reservations it refused. */
+    void peerMemoryBudget(dev.iwarp.verbs.MemoryBudget budget) {
+        peerMemoryCommitted(budget::committed);
+        Gauge.builder("iwarp.peer.memory.budget", budget, dev.iwarp.verbs.MemoryBudget::limit).baseUnit("bytes")
+                .description("--memory-budget: the most serve commits on peers' behalf").register(registry);
+        FunctionCounter.builder("iwarp.peer.memory.refused", budget, dev.iwarp.verbs.MemoryBudget::refusals)
+                .description("reservations refused because the memory budget was short").register(registry);
+    }
+
+    /** The Prometheus text exposition format of every meter. */
+    String scrape() {
+        return prometheus.scrape();
+    }
+
+    @Override
+    public void transferred(Channel ch, boolean inbound, RdmapOpcode op, int payloadOctets, boolean messageEnds) {
+        if (op == null) {
+            return;
+        }
+        int d = inbound ? 0 : 1;
+        bytes[d][op.ordinal()].increment(payloadOctets);
+        if (messageEnds) {
+            messages[d][op.ordinal()].increment();
+        }
+    }
+
+    @Override
+    public void terminate(Channel ch, TerminateDirection direction, TerminateCause c) {
+        Counter.builder("iwarp.terminates").tag("direction", direction.name().toLowerCase(Locale.ROOT))
+                .tag("layer", Integer.toString(c.layer())).tag("etype", Integer.toString(c.errorType()))
+                .tag("code", String.format("0x%02x", c.errorCode()))
+                .description("Terminates (RFC 5040 §4.7)").register(registry).increment();
+        String by = direction == TerminateDirection.RECEIVED ? "peer" : "us";
+        if (c.layer() == TerminateCause.LAYER_LLP && c.errorType() == TerminateCause.ETYPE_MPA && c.errorCode() == 0x02) {
+            registry.counter("iwarp.crc.errors", "detected_by", by).increment();
+        }
+        if (c.layer() == TerminateCause.LAYER_DDP && (c.errorType() == 1 || c.errorType() == 2)) {
+            registry.counter("iwarp.placement.errors", "detected_by", by).increment();
+        }
+    }
+
+    @Override
+    public void close() {
+        registry.close();
+        prometheus.close();
+        if (jmx != null) {
+            jmx.close();
+        }
+    }
+}
