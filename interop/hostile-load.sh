@@ -83,8 +83,8 @@ run_attack() {
         partial-fpdu)  serve_opts --memory-budget $BUDGET --message-deadline 1000 --idle-timeout 30
                        attacker_args=(--message-deadline 1000) ;;
         markers)       serve_opts --memory-budget $BUDGET; attacker_args=(--seconds 3) ;;
-        read-rate)     serve_opts --memory-budget $BUDGET --read-rate 8388608
-                       attacker_args=(--read-rate 8388608 --seconds 3) ;;
+        read-rate)     serve_opts --memory-budget $BUDGET --read-rate 2097152
+                       attacker_args=(--read-rate 2097152 --seconds 3) ;;
         tls-flood)     serve_opts --memory-budget $BUDGET --tls --tls-handshake-rate 4
                        attacker_args=(--tls-handshake-rate 4 --seconds 4) ;;
         log-flood)     serve_opts --memory-budget $BUDGET; attacker_args=(--seconds 5) ;;

@@ -82,13 +82,14 @@ public final class HostileLoad implements Callable<Integer> {
             } catch (Exception e) {
                 failed.add("the attack could not start: " + e);
             }
-            long inputs = a.inputs.get();
-            long ticks = ServeMeter.cpuTicks(pid) - ticks0;
-            double attackSec = (System.nanoTime() - t0) / 1e9;
             String ping = ping();
             if (ping != null) {
                 failed.add("the legitimate ping failed during the attack: " + ping);
             }
+            // serve's CPU and the attacker's inputs over the same window, the attack's build-up and the ping
+            long inputs = a.inputs.get();
+            long ticks = ServeMeter.cpuTicks(pid) - ticks0;
+            double attackSec = (System.nanoTime() - t0) / 1e9;
             ServeMeter.Reading r = meter.read(30);
             probe();
             failed.addAll(a.finish());
