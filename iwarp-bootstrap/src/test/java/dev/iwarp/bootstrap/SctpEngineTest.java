@@ -76,7 +76,9 @@ class SctpEngineTest {
     }
 
     private static Completion take(CompletionQueue cq) throws InterruptedException {
-        Completion c = cq.take(30, TimeUnit.SECONDS);
+        // a hang guard, not a timing: the 16 MiB cases with paranoid leak tracking took over 30 s on a
+        // saturated 2-core machine
+        Completion c = cq.take(120, TimeUnit.SECONDS);
         assertNotNull(c, "completion timed out");
         return c;
     }

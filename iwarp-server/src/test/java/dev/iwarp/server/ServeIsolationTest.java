@@ -3,6 +3,12 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.server.wire.BlockingCompletions;
+import dev.iwarp.server.wire.ClientWire;
+import dev.iwarp.server.wire.VitcpWire;
+import dev.iwarp.server.wire.WireAccess;
+import dev.iwarp.server.wire.WireConnection;
+import dev.iwarp.server.wire.WireDomain;
 import dev.iwarp.server.wire.WireRegion;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
@@ -121,6 +127,42 @@ class ServeIsolationTest {
         assertTrue(Arrays.equals(expected, octets(targetB, 64)), "B's target untouched");
         assertTrue(b.qp().channel().isOpen(), "B is still served");
         assertNotNull(sessionA);
+    }
+
+    @Test
+    void viTcpConnectionsAreIsolatedToo() throws Exception {
+        byte[] discriminator = "rping".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        dev.iwarp.vitcp.VitcpConfig.Builder vi = dev.iwarp.vitcp.VitcpConfig.builder()
+                .reliabilityLevel(dev.iwarp.vitcp.ViReliabilityLevel.RELIABLE_DELIVERY).mtu(1024);
+        RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(4096),
+                VitcpWire.server(vi.rdmaReadWindow(16).build(), discriminator, false, 1));
+        closeables.add(s);
+        ClientWire client = VitcpWire.client(vi.build(), discriminator);
+        closeables.add(client);
+        WireDomain domA = client.allocDomain();
+        WireDomain domB = client.allocDomain();
+        BlockingCompletions doneA = new BlockingCompletions();
+        BlockingCompletions doneB = new BlockingCompletions();
+        WireConnection a = client.connect(s.localAddress(), domA, false, 1, doneA, c -> { }, 10_000);
+        WireConnection b = client.connect(s.localAddress(), domB, false, 1, doneB, c -> { }, 10_000);
+        RpingSession sessionB = s.lastSession();
+        Advertisement adA = Advertisement.decode(a.peerData());
+        Advertisement adB = Advertisement.decode(b.peerData());
+        assertNotEquals(adA.stag(), adB.stag(), "each connection its own memory handle");
+        WireRegion srcB = domB.register(buffer(64, 0x0B), WireAccess.LOCAL_WRITE);
+        b.postRdmaWrite(1, srcB, 0, 64, adB.to(), adB.stag());
+        doneB.take(false, 10_000, "B's Write to its own target");
+        WireRegion srcA = domA.register(buffer(64, 0x0A), WireAccess.LOCAL_WRITE);
+        a.postRdmaWrite(1, srcA, 0, 64, adB.to(), adB.stag()); // A names B's target
+        try { // Reliable Delivery completes A's Write once delivered; the server refuses it (memory protection error)
+            doneA.take(false, 5_000, "A's Write to B's target");
+        } catch (java.io.IOException refused) {
+            // or the connection ends in error: either way nothing may land
+        }
+        Thread.sleep(200);
+        byte[] expected = new byte[64];
+        Arrays.fill(expected, (byte) 0x0B);
+        assertTrue(Arrays.equals(expected, octets(s.targetOf(sessionB), 64)), "B's target untouched");
     }
 
     @Test

@@ -244,12 +244,15 @@ class VitcpEstablishmentTest {
     void passiveTimesOutInIncoming() {
         VitcpConfig cfg = VitcpConfig.builder().incomingTimeout(Duration.ofMillis(300)).build();
         VitcpPassiveHandler passive = new VitcpPassiveHandler(new VitcpListenerTable(), cfg);
-        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel(
-                new VitcpCodec(), passive);
-        ch.advanceTimeBy(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        // timers on a clock that moves only when advanced: on the real clock, a loaded machine fires the
+        // 300 ms timeout before the test advanced 200 ms
+        io.netty.util.concurrent.MockTicker clock = io.netty.util.concurrent.Ticker.newMockTicker();
+        io.netty.channel.embedded.EmbeddedChannel ch = io.netty.channel.embedded.EmbeddedChannel.builder()
+                .ticker(clock).handlers(new VitcpCodec(), passive).build();
+        clock.advance(200, java.util.concurrent.TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
         assertTrue(ch.isOpen());
-        ch.advanceTimeBy(150, java.util.concurrent.TimeUnit.MILLISECONDS);
+        clock.advance(150, java.util.concurrent.TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
         assertFalse(ch.isOpen());
         assertEquals(VitcpPassiveHandler.State.DISCONNECTED, passive.state());

@@ -283,6 +283,9 @@ public final class VitcpWire {
         final byte[] discriminator;
         final EventLoopGroup group;
         final ViProvider provider;
+        /** The domains allocated here, whose regions {@link #close} deregisters; weak: one nobody holds is gone. */
+        private final java.util.Set<ProtectionDomain> domains =
+                java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
         Side(byte[] discriminator, int threads) {
             this.discriminator = discriminator.clone();
@@ -295,12 +298,24 @@ public final class VitcpWire {
         }
 
         public WireDomain allocDomain() {
-            return domain(new ProtectionDomain());
+            ProtectionDomain pd = new ProtectionDomain();
+            synchronized (domains) {
+                domains.add(pd);
+            }
+            return domain(pd);
         }
 
         public void close() {
             provider.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            // as the iWARP device at its close: regions still registered give their buffers back (the event
+            // loops have stopped, so no segment gathers from them any more)
+            List<ProtectionDomain> open;
+            synchronized (domains) {
+                open = new ArrayList<>(domains);
+                domains.clear();
+            }
+            open.forEach(ProtectionDomain::deregisterAll);
         }
     }
 

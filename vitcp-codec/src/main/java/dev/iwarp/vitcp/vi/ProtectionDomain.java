@@ -46,6 +46,17 @@ public final class ProtectionDomain {
         return regions.get(memoryHandle);
     }
 
+    /**
+     * Deregisters every region still registered here, releasing the domain's reference to each buffer: for an
+     * owner that ends everything at once (a provider closing, as the iWARP device deregisters its regions when
+     * it closes). Call once no endpoint of this domain runs any more.
+     */
+    public void deregisterAll() {
+        for (MemoryRegion r : regions.values()) {
+            r.deregister();
+        }
+    }
+
     void remove(MemoryRegion r) {
         regions.remove(r.handle(), r);
     }

@@ -1,0 +1,267 @@
+package dev.iwarp.benchmarks.hostile;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Attacks on what serve commits or sends on a peer's behalf: 1, 2, 5 (markers, Read amplification). */
+final class MemoryAttacks {
+    private MemoryAttacks() {
+    }
+
+    /** Reads and discards everything serve sends, counting octets, until the connection ends. */
+    static void drain(Socket s, AtomicLong counter) {
+        byte[] b = new byte[64 * 1024];
+        try {
+            InputStream in = s.getInputStream();
+            for (int n; (n = in.read(b)) >= 0; ) {
+                counter.addAndGet(n);
+            }
+        } catch (IOException e) {
+            // reset or closed: the connection ended
+        }
+    }
+
+    /**
+     * 1: an MPA Request with IRD 0 (serve's ORD becomes 0, so no RDMA Read it posts can start), then 16-octet rping
+     * advertisements as fast as serve takes them (each naming another buffer), inbound drained, on 4 connections
+     * at once. A connection serve ends is opened again.
+     */
+    static final class Ird0Advertisements extends Attack {
+        private final AtomicInteger connections = new AtomicInteger();
+
+        Ird0Advertisements(HostileLoad cfg) {
+            super(cfg);
+        }
+
+        @Override
+        String inputName() {
+            return "advertisements";
+        }
+
+        @Override
+        void start() {
+            for (int c = 0; c < 4; c++) {
+                String local = address(1, 2 + c);
+                spawn("ird0-" + c, () -> stream(local));
+            }
+            sleep(cfg.seconds * 1000L);
+        }
+
+        private void stream(String local) {
+                while (!stopping) {
+                    try (Socket s = Wire.connect(serve, local, 5000)) {
+                        Wire.Session ses = Wire.startup(s, 0, 16, false);
+                        connections.incrementAndGet();
+                        if (ses == null || ses.rejected()) {
+                            sleep(100);
+                            continue;
+                        }
+                        Thread reader = new Thread(() -> drain(s, octetsIn));
+                        reader.setDaemon(true);
+                        reader.start();
+                        OutputStream out = s.getOutputStream();
+                        byte[] batch = new byte[0];
+                        for (int msn = 1; !stopping; msn += 64) {
+                            List<byte[]> parts = new ArrayList<>();
+                            for (int i = 0; i < 64; i++) { // each names another buffer, as a new rping would
+                                parts.add(Wire.advertisement(msn + i, 0x1000 + 64L * (msn + i), 0x77, 64));
+                            }
+                            batch = Wire.concat(parts.toArray(new byte[0][]));
+                            if (!Wire.tryWrite(out, batch)) {
+                                break; // serve ended the connection
+                            }
+                            inputs.addAndGet(64);
+                            octetsOut.addAndGet(batch.length);
+                        }
+                    } catch (IOException e) {
+                        sleep(100);
+                    }
+                }
+        }
+
+        @Override
+        String figures() {
+            return "connections=" + connections.get();
+        }
+
+        @Override
+        List<String> finish() throws InterruptedException {
+            stopThreads();
+            return List.of();
+        }
+    }
+
+    /**
+     * 2: many connections, each making serve commit memory: the target region at first touch (a 1-octet Write), a
+     * bench hello's receives (16 of 64 KiB), and 16 Read Responses of 64 KiB queued toward a peer that never reads.
+     */
+    static final class CommitMemory extends Attack {
+        private final Queue<Socket> held = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger established = new AtomicInteger();
+        private final AtomicInteger refused = new AtomicInteger();
+
+        CommitMemory(HostileLoad cfg) {
+            super(cfg);
+        }
+
+        @Override
+        String inputName() {
+            return "connections";
+        }
+
+        @Override
+        void start() throws InterruptedException {
+            AtomicInteger next = new AtomicInteger();
+            for (int t = 0; t < 8; t++) {
+                spawn("commit-" + t, () -> {
+                    for (int i; (i = next.getAndIncrement()) < cfg.connections && !stopping; ) {
+                        inputs.incrementAndGet();
+                        try {
+                            Socket s = Wire.connect(serve, address(4 + i / 200, 2 + i % 200), 5000);
+                            held.add(s);
+                            Wire.Session ses = Wire.startup(s, 16, 16, false);
+                            if (ses == null || ses.rejected() || ses.target() == null) {
+                                refused.incrementAndGet();
+                                continue;
+                            }
+                            established.incrementAndGet();
+                            Wire.Target target = ses.target();
+                            List<byte[]> parts = new ArrayList<>();
+                            parts.add(Wire.benchHello(1, 65536, 16));
+                            parts.add(Wire.write(target.stag(), target.to(), new byte[] {1}));
+                            int size = Math.min(65536, target.size());
+                            for (int r = 0; r < 16; r++) {
+                                parts.add(Wire.readRequest(1 + r, size, target.stag(), target.to()));
+                            }
+                            Wire.tryWrite(s.getOutputStream(), Wire.concat(parts.toArray(new byte[0][])));
+                        } catch (IOException e) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                });
+            }
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (next.get() < cfg.connections + 8 && System.nanoTime() < deadline) {
+                sleep(50);
+            }
+            sleep(1000); // serve works through what the last ones sent
+        }
+
+        @Override
+        String figures() {
+            return "established=" + established.get() + " refused=" + refused.get();
+        }
+
+        @Override
+        List<String> finish() throws InterruptedException {
+            stopThreads();
+            held.forEach(Wire::quietClose);
+            return List.of();
+        }
+    }
+
+    /**
+     * 5: 1 MiB RDMA Reads kept IRD deep on one connection, every response read. With {@code markers} the Request asks
+     * serve to add MPA markers to its stream (RFC 5044 §5: serve must then refuse the connection, or pay for them);
+     * without, the check is the Read Response byte rate against serve's {@code --read-rate}.
+     */
+    static final class LargeReads extends Attack {
+        private final boolean markers;
+        private volatile boolean markersAccepted;
+        private volatile String outcome = "not connected";
+        private long rateStartNanos;
+        private long rateStartOctets;
+        private long rateEndNanos;
+        private long rateEndOctets;
+
+        LargeReads(HostileLoad cfg, boolean markers) {
+            super(cfg);
+            this.markers = markers;
+        }
+
+        @Override
+        String inputName() {
+            return "Reads";
+        }
+
+        @Override
+        void start() throws IOException {
+            Socket s = Wire.connect(serve, address(1, 2), 5000);
+            Wire.Session ses = Wire.startup(s, 16, 16, markers);
+            if (ses == null || ses.rejected() || ses.target() == null) {
+                outcome = ses == null ? "serve closed the connection instead of an MPA Reply"
+                        : ses.rejected() ? "serve rejected the MPA Request (R=1)" : "no target advertised";
+                Wire.quietClose(s);
+                return;
+            }
+            markersAccepted = markers;
+            outcome = "connected";
+            Wire.Target t = ses.target();
+            int size = Math.min(1 << 20, t.size());
+            spawn("reads-in", () -> drain(s, octetsIn));
+            spawn("reads-out", () -> {
+                try {
+                    OutputStream out = s.getOutputStream();
+                    for (int msn = 1; !stopping; ) {
+                        // at most 16 Reads outstanding: a new one for each response's worth of octets received
+                        if (inputs.get() - octetsIn.get() / size < 16) {
+                            byte[] r = Wire.readRequest(msn++, size, t.stag(), t.to());
+                            if (!Wire.tryWrite(out, r)) {
+                                outcome = "serve closed the connection after " + inputs.get() + " Reads";
+                                return;
+                            }
+                            inputs.incrementAndGet();
+                            octetsOut.addAndGet(r.length);
+                        } else {
+                            sleep(1);
+                        }
+                    }
+                } catch (IOException e) {
+                    outcome = "ended: " + e;
+                } finally {
+                    Wire.quietClose(s);
+                }
+            });
+            sleep(1000); // past the first window's burst
+            rateStartNanos = System.nanoTime();
+            rateStartOctets = octetsIn.get();
+            sleep(cfg.seconds * 1000L);
+            rateEndNanos = System.nanoTime();
+            rateEndOctets = octetsIn.get();
+        }
+
+        private double rate() {
+            return rateEndNanos == rateStartNanos ? 0
+                    : (rateEndOctets - rateStartOctets) / ((rateEndNanos - rateStartNanos) / 1e9);
+        }
+
+        @Override
+        String figures() {
+            return String.format("outcome=\"%s\" read_response_rate=%.0fB/s amplification=%.0f", outcome, rate(),
+                    octetsOut.get() == 0 ? 0.0 : (double) octetsIn.get() / octetsOut.get());
+        }
+
+        @Override
+        List<String> finish() throws InterruptedException {
+            stopThreads();
+            List<String> failed = new ArrayList<>();
+            if (markers && markersAccepted) {
+                failed.add("serve accepted a connection asking for MPA markers on its defaults (bound: refused, as "
+                        + "siw does, unless --allow-markers)");
+            }
+            if (!markers && cfg.readRate > 0 && rate() > cfg.readRate * 1.25 + (1 << 20)) {
+                failed.add(String.format("Read Responses at %.1f MB/s to one peer (bound: --read-rate %d B/s + 25%%"
+                        + " + 1 MiB/s)", rate() / 1e6, cfg.readRate));
+            }
+            return failed;
+        }
+    }
+}
