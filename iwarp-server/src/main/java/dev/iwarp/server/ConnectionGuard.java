@@ -233,10 +233,15 @@ final class ConnectionGuard {
         private long timerDue;
         private ChannelHandlerContext ctx;
 
+        /** The event loop's clock (a test's EmbeddedChannel moves it by hand). */
+        private long now() {
+            return ctx.executor().ticker().nanoTime();
+        }
+
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             this.ctx = ctx;
-            acceptedAt = System.nanoTime();
+            acceptedAt = now();
             InetAddress source = addressOf(ctx.channel().remoteAddress());
             if (source != null) {
                 prefix = prefixOf(source);
@@ -265,7 +270,7 @@ final class ConnectionGuard {
             started = true;
             framingName = messagesAfter;
             partial = false;
-            lastActivity = System.nanoTime();
+            lastActivity = now();
             if (idleNanos > 0) {
                 arm(lastActivity + idleNanos);
             }
@@ -281,10 +286,10 @@ final class ConnectionGuard {
             ChannelHandler f = noFramer ? null : framer();
             if (f == null && !partial) {
                 partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
-                partialSince = System.nanoTime();
+                partialSince = now();
             }
             ctx.fireChannelRead(msg);
-            long now = movedData || f != null ? System.nanoTime() : 0;
+            long now = movedData || f != null ? now() : 0;
             if (movedData) {
                 movedData = false;
                 lastActivity = now;
@@ -337,7 +342,7 @@ final class ConnectionGuard {
             if (ctx.channel().isWritable()) {
                 unwritableSince = -1;
             } else if (unwritableSince < 0) {
-                unwritableSince = System.nanoTime();
+                unwritableSince = now();
                 if (drainNanos > 0) {
                     arm(unwritableSince + drainNanos);
                 }
@@ -354,7 +359,7 @@ final class ConnectionGuard {
                 timer.cancel(false);
             }
             timerDue = due;
-            timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS);
+            timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - now()), TimeUnit.NANOSECONDS);
         }
 
         private void onTimer() {
@@ -363,7 +368,7 @@ final class ConnectionGuard {
             if (!ctx.channel().isOpen()) {
                 return;
             }
-            long now = System.nanoTime();
+            long now = now();
             SocketAddress peer = ctx.channel().remoteAddress();
             if (firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos) {
                 LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
