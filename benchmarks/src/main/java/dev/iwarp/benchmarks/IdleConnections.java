@@ -65,6 +65,9 @@ public final class IdleConnections implements Callable<Integer> {
     @Option(names = "--hold", description = "Seconds to hold the connections idle before measuring. "
             + "Default ${DEFAULT-VALUE}.")
     int holdSec = 10;
+    @Option(names = "--settle", description = "Seconds between the last connection opened and the start of the CPU "
+            + "measurement: serve's JIT compiler and GC finish the opening burst's work. Default ${DEFAULT-VALUE}.")
+    int settleSec = 5;
     @Option(names = "--max-cpu-percent", description = "Fail when serve's CPU while the connections are idle exceeds "
             + "this % of a core (a benchmark threshold); negative: no threshold. Default ${DEFAULT-VALUE}.")
     double maxCpuPercent = -1;
@@ -138,6 +141,7 @@ public final class IdleConnections implements Callable<Integer> {
                     (System.nanoTime() - t0) / 1e9, established.get() - noAdvertisement.get(), advertisement.get(),
                     noAdvertisement.get(), rejected.get(), failed.get(),
                     firstFailure.get() != null ? " (first: " + firstFailure.get() + ")" : "");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(settleSec));
             long ticks = ProcessMemory.cpuTicks(servePid);
             long heldAt = System.nanoTime();
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));

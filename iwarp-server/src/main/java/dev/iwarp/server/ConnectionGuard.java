@@ -231,6 +231,8 @@ final class ConnectionGuard {
         private boolean noFramer;
         private ScheduledFuture<?> timer;
         private long timerDue;
+        /** A limit was found expired once; it closes if still expired after one more pass of the event loop's I/O. */
+        private boolean expiredOnce;
         private ChannelHandlerContext ctx;
 
         /** The event loop's clock (a test's EmbeddedChannel moves it by hand). */
@@ -370,6 +372,15 @@ final class ConnectionGuard {
             }
             long now = now();
             SocketAddress peer = ctx.channel().remoteAddress();
+            if (!expiredOnce && expired(now)) {
+                // The loop may have been busy past the due time with the peer's octets already in the socket: look
+                // again after the next I/O pass (a task scheduled now runs only after it) before closing.
+                expiredOnce = true;
+                timerDue = now;
+                timer = ctx.executor().schedule(this::onTimer, 0, TimeUnit.NANOSECONDS);
+                return;
+            }
+            expiredOnce = false;
             if (firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos) {
                 LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
                         TimeUnit.NANOSECONDS.toMillis(now - acceptedAt));
@@ -402,6 +413,13 @@ final class ConnectionGuard {
                 return;
             }
             ctx.close();
+        }
+
+        private boolean expired(long now) {
+            return firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos
+                    || drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos
+                    || started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos
+                    || started && idleNanos > 0 && now - lastActivity >= idleNanos;
         }
 
         @Override
