@@ -88,7 +88,8 @@ final class ServeCommand implements Callable<Integer> {
     @Range
     int maxStartups = ServerLimits.DEFAULT_MAX_STARTUPS;
 
-    @Option(names = "--max-per-source", description = "Connections from one source prefix (see --source-prefix-v4/-v6), in startup or served; "
+    @Option(names = "--max-per-source", description = "Connections from one source prefix (see --source-prefix-v4 and --source-prefix-v6), in "
+            + "startup or served; "
             + "more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
     @Range
     int maxPerSource = ServerLimits.DEFAULT_MAX_PER_SOURCE;

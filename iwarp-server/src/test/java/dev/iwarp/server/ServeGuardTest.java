@@ -147,6 +147,22 @@ class ServeGuardTest {
     }
 
     @Test
+    void aRequestForMarkersIsRefusedAsSiwRefusesIt() throws Exception {
+        RpingServer s = server(ServerLimits.defaults(), 0);
+        Socket c = from(s, "127.0.0.1");
+        OutputStream out = c.getOutputStream();
+        out.write("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII));
+        out.write(new byte[] {(byte) 0x80, 1, 0, 0}); // M=1, Rev 1
+        out.flush();
+        c.setSoTimeout(10_000);
+        byte[] reply = c.getInputStream().readNBytes(20);
+        assertEquals("MPA ID Rep Frame", new String(reply, 0, 16, StandardCharsets.US_ASCII));
+        assertEquals(0x20, reply[16] & 0xFF, "R=1, M=0");
+        assertTrue(closedWithin(c, 5_000), "then closed");
+        assertEquals(0, s.sessions().size());
+    }
+
+    @Test
     void zeroLengthWritesAreNotActivity() throws Exception {
         RpingServer s = server(new ServerLimits(0, 0, 0, 0), 1); // idle timeout 1 s
         Socket c = startMpa(from(s, "127.0.0.1"));
