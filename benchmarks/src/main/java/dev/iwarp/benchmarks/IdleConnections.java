@@ -55,15 +55,37 @@ public final class IdleConnections implements Callable<Integer> {
     int port = 7174;
     @Option(names = "--pid", description = "serve's process id (default: the process listening on --port).")
     long pid = -1;
-    @Option(names = "--per-source", description = "On loopback, connections per source address (127.0.0.2, "
-            + "127.0.0.3, ...), to stay under serve's --max-per-source; 0: one source. Default ${DEFAULT-VALUE}.")
+    @Option(names = "--per-source", description = "On loopback, connections per source /24 (127.0.1.1, 127.0.2.1, "
+            + "..., taken in turn), to stay under serve's --max-per-source and --max-startups-per-source, which count "
+            + "per /24; 0: one source. Default ${DEFAULT-VALUE}.")
     int perSource = 250;
     @Option(names = "--in-flight", description = "MPA startups in progress at once (serve's --max-startups is 512). "
             + "Default ${DEFAULT-VALUE}.")
     int inFlight = 200;
     @Option(names = "--hold", description = "Seconds to hold the connections idle before measuring. "
             + "Default ${DEFAULT-VALUE}.")
-    int holdSec = 5;
+    int holdSec = 10;
+    @Option(names = "--settle", description = "Seconds between the last connection opened and the start of the CPU "
+            + "measurement: serve's JIT compiler and GC finish the opening burst's work. Default ${DEFAULT-VALUE}.")
+    int settleSec = 5;
+    @Option(names = "--max-cpu-percent", description = "Fail when serve's CPU while the connections are idle exceeds "
+            + "this % of a core (a benchmark threshold); negative: no threshold. Default ${DEFAULT-VALUE}.")
+    double maxCpuPercent = -1;
+    @Option(names = "--max-rss-kib", description = "Fail when serve's RSS per held connection exceeds this many KiB; "
+            + "negative: no threshold. Default ${DEFAULT-VALUE}.")
+    double maxRssKib = -1;
+    @Option(names = "--check-limits", description = "Also check that serve enforces its first-octet timeout, startup "
+            + "timeout, message deadline and idle timeout within 25 % while the connections are held (serve's "
+            + "defaults: 2 s, 10 s, 10 s, 60 s; give serve's values with the options below).")
+    boolean checkLimits;
+    @Option(names = "--first-octet-ms", description = "serve's --first-octet-timeout. Default ${DEFAULT-VALUE}.")
+    long firstOctetMs = 2_000;
+    @Option(names = "--startup-ms", description = "serve's --startup-timeout. Default ${DEFAULT-VALUE}.")
+    long startupMs = 10_000;
+    @Option(names = "--deadline-ms", description = "serve's --message-deadline. Default ${DEFAULT-VALUE}.")
+    long deadlineMs = 10_000;
+    @Option(names = "--idle-ms", description = "serve's --idle-timeout in ms. Default ${DEFAULT-VALUE}.")
+    long idleMs = 60_000;
     @Option(names = "--crc", description = "Ask for MPA CRC.")
     boolean crc;
     @Option(names = "--ping-jar", description = "The iwarp-server jar whose ping runs against serve while the "
@@ -86,9 +108,8 @@ public final class IdleConnections implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (perSource > 0 && (connections - 1) / perSource > 252) {
-            System.err.println("idle-connections: at most 253 source addresses (127.0.0.2-127.0.0.254) of "
-                    + "--per-source " + perSource + " connections: raise --per-source");
+        if (perSource > 0 && (connections - 1) / perSource > 60_000) {
+            System.err.println("idle-connections: at most 60,000 source /24s: raise --per-source");
             return 2;
         }
         long servePid = pid > 0 ? pid : ProcessMemory.pidListeningOn(port);
@@ -107,6 +128,12 @@ public final class IdleConnections implements Callable<Integer> {
             }
             ProcessMemory.Reading before = serve.read();
             System.out.println("before:  " + describe(before));
+            LimitProbes probes = checkLimits ? new LimitProbes(new InetSocketAddress(
+                    InetAddress.getByName(host), port), firstOctetMs, startupMs, deadlineMs, idleMs) : null;
+            if (probes != null) {
+                probes.held(() -> closing ? 0 : established.get() - closedByServe.get());
+                probes.startIdle(); // before the others: it must close while all of them are held
+            }
             long t0 = System.nanoTime();
             connectAll(group, epoll);
             System.out.printf("opened %d connections in %.1f s: %d established with an advertisement (%s), "
@@ -114,6 +141,7 @@ public final class IdleConnections implements Callable<Integer> {
                     (System.nanoTime() - t0) / 1e9, established.get() - noAdvertisement.get(), advertisement.get(),
                     noAdvertisement.get(), rejected.get(), failed.get(),
                     firstFailure.get() != null ? " (first: " + firstFailure.get() + ")" : "");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(settleSec));
             long ticks = ProcessMemory.cpuTicks(servePid);
             long heldAt = System.nanoTime();
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
@@ -123,16 +151,33 @@ public final class IdleConnections implements Callable<Integer> {
             System.out.printf("held:    %s, %d connections open; serve's CPU while they were idle: %.1f %% of a core%n",
                     describe(after), open, cpu * 100);
             System.out.println(perConnection(before, after, open));
+            double rssKib = open > 0 ? (after.rssBytes() - before.rssBytes()) / 1024.0 / open : 0;
+            boolean withinThresholds = true;
+            if (maxCpuPercent >= 0 && cpu * 100 > maxCpuPercent) {
+                System.out.printf("FAILED: serve's idle CPU %.1f %% of a core is above %.1f %%%n", cpu * 100,
+                        maxCpuPercent);
+                withinThresholds = false;
+            }
+            if (maxRssKib >= 0 && rssKib > maxRssKib) {
+                System.out.printf("FAILED: serve's RSS per connection %.1f KiB is above %.1f KiB%n", rssKib, maxRssKib);
+                withinThresholds = false;
+            }
+            if (probes != null) {
+                probes.startOthers();
+            }
             boolean pinged = pingJar.isEmpty() || ping();
             int stillOpen = established.get() - closedByServe.get();
             System.out.printf("%d of %d connections still open after the ping%n", stillOpen, established.get());
+            if (probes != null) { // the idle probe began before the held ones: it closes while they are all open
+                withinThresholds &= probes.await();
+            }
             closing = true;
             for (Channel ch : held) {
                 ch.close();
             }
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
             System.out.println("closed:  " + describe(serve.read()));
-            return pinged && stillOpen == connections ? 0 : 1;
+            return pinged && stillOpen == connections && withinThresholds ? 0 : 1;
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -156,7 +201,8 @@ public final class IdleConnections implements Callable<Integer> {
                 && server.getAddress().getAddress().length == 4;
         for (int i = 0; i < connections; i++) {
             slots.acquire();
-            InetSocketAddress local = spread ? new InetSocketAddress("127.0.0." + (2 + i / perSource), 0) : null;
+            InetSocketAddress local = spread ? new InetSocketAddress(source(i, (connections + perSource - 1)
+                    / perSource), 0) : null;
             b.connect(server, local).addListener(f -> {
                 if (!f.isSuccess()) {
                     failure("connect: " + f.cause());
@@ -218,6 +264,15 @@ public final class IdleConnections implements Callable<Integer> {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close(); // the startup handler reports startup failures as the event above
         }
+    }
+
+    /**
+     * Connection {@code i}'s source: prefix {@code i mod prefixes} (127.0.1.1, 127.0.2.1, ..., 127.1.0.1, ...), so the
+     * startups in progress at any time are spread over every prefix. 127.0.0.0/24 is left to ping.
+     */
+    static String source(int i, int prefixes) {
+        int k = 1 + i % prefixes;
+        return "127." + (k / 256) + "." + (k % 256) + ".1";
     }
 
     private void failure(String what) {

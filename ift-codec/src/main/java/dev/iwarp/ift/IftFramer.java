@@ -159,6 +159,14 @@ public class IftFramer extends IftDuplexDecoder {
 
     // ---------------------------------------------------------------- inbound
 
+    /**
+     * Whether octets of a frame not yet complete are held after the last read was decoded (a read can complete one
+     * frame and begin the next). On the event loop.
+     */
+    public boolean holdsIncompleteFrame() {
+        return state != State.FAILED && actualReadableBytes() > 0;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (closing) { // nothing is delivered once the stream closes (RFC 5040 §5.4 / §6.2.1)

@@ -229,7 +229,7 @@ class IwarpStackLoopbackTest {
                 Access.REMOTE_READ, Access.REMOTE_ATOMIC);
         MemoryRegion recv = spd.register(buffer(4 * 70000, 0), Access.LOCAL_WRITE);
         Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
-                MpaSettings.builder().crc(false).markers(markersR).build(), req -> {
+                MpaSettings.builder().crc(false).markers(markersR).acceptMarkers(true).build(), req -> {
                     QueuePair qp = req.accept(spd, new CompletionQueue(), sRcq, new byte[0]);
                     for (int i = 0; i < 4; i++) {
                         qp.postRecv(RecvRequest.of(100 + i, recv.slice(i * 70000, 70000)));

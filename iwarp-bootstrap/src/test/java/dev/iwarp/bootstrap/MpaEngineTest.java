@@ -73,7 +73,7 @@ class MpaEngineTest {
     void writeReadAndSendOverEveryCrcAndMarkerCombination(boolean crc, boolean markersI, boolean markersR,
                                                           boolean tap) {
         pair = new MpaEnginePair(MpaSettings.builder().crc(crc).markers(markersI).build(),
-                MpaSettings.builder().crc(false).markers(markersR).build(), tap);
+                MpaSettings.builder().crc(false).markers(markersR).acceptMarkers(true).build(), tap);
         MpaEnginePair.Side a = pair.initiator;
         MpaEnginePair.Side b = pair.responder;
         assertEquals(!tap && !markersR, a.adapterCutsSegments(), "initiator sends markers only if the responder asked");

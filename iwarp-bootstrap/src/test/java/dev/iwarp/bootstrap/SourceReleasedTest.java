@@ -84,7 +84,7 @@ class SourceReleasedTest {
     void aWriteCompletesOnceItsSourceIsFree(boolean crc, boolean markers, int size, boolean remoteWritable,
                                             boolean early) {
         pair = new MpaEnginePair(MpaSettings.builder().crc(crc).build(),
-                MpaSettings.builder().crc(crc).markers(markers).build(), false);
+                MpaSettings.builder().crc(crc).markers(markers).acceptMarkers(true).build(), false);
         MpaEnginePair.Side a = pair.initiator;
         MpaEnginePair.Side b = pair.responder;
         ByteBuf src = a.buffer(Math.max(size, 1), 0x5A);

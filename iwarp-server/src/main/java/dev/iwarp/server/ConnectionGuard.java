@@ -1,6 +1,12 @@
 package dev.iwarp.server;
 
+import dev.iwarp.ift.IftFramer;
+import dev.iwarp.mpa.MpaFramer;
+import dev.iwarp.vitcp.VitcpCodec;
+import dev.iwarp.vitcp.ViSegment;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -9,40 +15,76 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code serve}'s bounds on what peers may hold, the same for every wire (issue 14). A {@link Head} at the front of
- * each accepted connection's pipeline admits it or closes it at once (connections in startup, connections per source
- * address), and once the connection request arrived ({@link #started}) watches it: a message whose first octet
- * arrived must be complete within the message deadline, and a session that completes no message (a ULPDU handed up
- * by MPA or IFT, a VI/TCP segment; seen by a {@link Mark} right after the framing) for the idle timeout is closed.
- * Octets that do not complete a message are not activity, so a trickle of one octet per interval defeats neither.
+ * {@code serve}'s bounds on what peers may hold, the same for every wire. A {@link Head} at the front of each accepted
+ * connection's pipeline admits it or closes it at once (connections in startup, in all and per source prefix; TLS
+ * handshakes per second per source prefix), closes a socket that sends nothing ({@code --first-octet-timeout}) or
+ * whose output stays unwritable ({@code --drain-timeout}), and once the connection request arrived ({@link #started})
+ * watches it: a message whose first octet arrived must be complete within the message deadline (the framing says
+ * whether it still holds octets after each read, so a partial message behind a complete one in the same read is seen),
+ * and a session that moves no data for the idle timeout is closed. A message moves data when it carries payload
+ * octets or asks for some (an RDMA Read Request of a non-zero size); a zero-length Write, an empty Send or a trickle
+ * of octets that completes nothing does not.
+ *
+ * <p>Timers cost nothing while nothing is due: each connection has at most one one-shot timer on its event loop,
+ * armed for the earliest pending deadline and re-armed only when it fires (activity only moves a timestamp) or when a
+ * new deadline comes before it. An idle connection wakes its event loop once per idle timeout, never periodically.
  */
 final class ConnectionGuard {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
+    /** Admissions between two sweeps of per-source entries kept only for their TLS handshake count. */
+    private static final int SWEEP_INTERVAL = 1024;
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     private final ServerLimits limits;
     private final long idleNanos;
     private final long deadlineNanos;
-    private final long tickMillis;
+    private final long firstOctetNanos;
+    private final long drainNanos;
     private final AggregatedLog refusals;
     private final AtomicInteger startups = new AtomicInteger();
-    private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<SourcePrefix, Source> perSource = new ConcurrentHashMap<>();
     private final AtomicLong refused = new AtomicLong();
+    private final AtomicInteger admissions = new AtomicInteger();
+    private final AtomicLong timerRuns = new AtomicLong();
+
+    /** One source prefix's counts; changed only inside the map's compute functions (under its lock). */
+    private static final class Source {
+        int connections;
+        int startups;
+        long handshakeSecond;
+        int handshakes;
+
+        /** Counts a handshake begun {@code now} if fewer than {@code perSecond} began in the current second. */
+        boolean handshake(long now, int perSecond) {
+            if (handshakes == 0 || now - handshakeSecond >= SECOND) {
+                handshakeSecond = now;
+                handshakes = 0;
+            }
+            if (handshakes >= perSecond) {
+                return false;
+            }
+            handshakes++;
+            return true;
+        }
+
+        boolean recentHandshakes(long now) {
+            return handshakes > 0 && now - handshakeSecond < SECOND;
+        }
+    }
 
     ConnectionGuard(ServerLimits limits, long idleTimeoutSec, AggregatedLog refusals) {
         this.limits = limits;
         this.idleNanos = TimeUnit.SECONDS.toNanos(idleTimeoutSec);
         this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(limits.messageDeadlineMs());
-        long shortest = Math.min(idleNanos == 0 ? Long.MAX_VALUE : idleNanos,
-                deadlineNanos == 0 ? Long.MAX_VALUE : deadlineNanos);
-        // a check every quarter of the shortest limit: a limit is enforced at most 25 % late
-        this.tickMillis = shortest == Long.MAX_VALUE ? 0
-                : Math.max(10, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(shortest) / 4));
+        this.firstOctetNanos = TimeUnit.MILLISECONDS.toNanos(limits.firstOctetTimeoutMs());
+        this.drainNanos = TimeUnit.SECONDS.toNanos(limits.drainTimeoutSec());
         this.refusals = refusals;
     }
 
@@ -55,12 +97,12 @@ final class ConnectionGuard {
     void started(Channel ch, String messagesAfter) {
         Head h = ch.pipeline().get(Head.class);
         if (h != null) {
-            h.started();
+            h.started(messagesAfter);
             ch.pipeline().addAfter(messagesAfter, "guard-messages", new Mark(h));
         }
     }
 
-    /** Connections closed at once by {@code --max-startups} or {@code --max-per-source}. */
+    /** Connections closed at once by an admission limit. */
     long refused() {
         return refused.get();
     }
@@ -70,110 +112,329 @@ final class ConnectionGuard {
         return startups.get();
     }
 
-    /** Admits a new connection from {@code source}, or says why not. */
-    private String admit(InetAddress source) {
-        AtomicInteger n = perSource.computeIfAbsent(source, a -> new AtomicInteger());
-        if (n.incrementAndGet() > limits.maxPerSource() && limits.maxPerSource() > 0) {
-            leave(source);
-            return "refused: more than " + limits.maxPerSource() + " connections from one address (--max-per-source)";
+    /** Guard timers that ran so far, on every connection (what idle connections cost). */
+    long timerRuns() {
+        return timerRuns.get();
+    }
+
+    SourcePrefix prefixOf(InetAddress address) {
+        return SourcePrefix.of(address, limits.sourcePrefixV4(), limits.sourcePrefixV6());
+    }
+
+    /** Admits a new connection (in startup) from {@code source}, or says why not. */
+    String admit(InetAddress source) {
+        return admit(prefixOf(source), false);
+    }
+
+    /** As above; {@code tls}: the connection begins a TLS handshake, counted against the per-prefix rate. */
+    private String admit(SourcePrefix prefix, boolean tls) {
+        if (admissions.incrementAndGet() % SWEEP_INTERVAL == 0) {
+            sweep();
         }
-        if (startups.incrementAndGet() > limits.maxStartups() && limits.maxStartups() > 0) {
-            startups.decrementAndGet();
-            leave(source);
+        if (!reserveStartup()) {
             return "refused: " + limits.maxStartups() + " connections already in startup (--max-startups)";
         }
-        return null;
+        String[] refusal = new String[1];
+        long now = System.nanoTime();
+        perSource.compute(prefix, (p, s) -> {
+            Source c = s != null ? s : new Source();
+            if (limits.maxPerSource() > 0 && c.connections >= limits.maxPerSource()) {
+                refusal[0] = "refused: " + limits.maxPerSource() + " connections from one source prefix already "
+                        + "(--max-per-source, --source-prefix-v4/-v6)";
+            } else if (limits.maxStartupsPerSource() > 0 && c.startups >= limits.maxStartupsPerSource()) {
+                refusal[0] = "refused: " + limits.maxStartupsPerSource() + " connections from one source prefix "
+                        + "already in startup (--max-startups-per-source)";
+            } else if (tls && limits.tlsHandshakesPerSec() > 0 && !c.handshake(now, limits.tlsHandshakesPerSec())) {
+                refusal[0] = "refused: " + limits.tlsHandshakesPerSec() + " TLS handshakes from one source prefix "
+                        + "in the last second (--tls-handshake-rate)";
+            } else {
+                c.connections++;
+                c.startups++;
+            }
+            return c.connections == 0 && !c.recentHandshakes(now) ? null : c;
+        });
+        if (refusal[0] != null) {
+            startups.decrementAndGet();
+        }
+        return refusal[0];
     }
 
-    private void leave(InetAddress source) {
-        perSource.computeIfPresent(source, (a, n) -> n.decrementAndGet() == 0 ? null : n);
+    private boolean reserveStartup() {
+        for (;;) {
+            int n = startups.get();
+            if (limits.maxStartups() > 0 && n >= limits.maxStartups()) {
+                return false;
+            }
+            if (startups.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
     }
 
-    /** First in the pipeline: admission, the count of every read, and the timers. On the event loop. */
+    /** An admitted connection from {@code source} left startup. */
+    void leftStartup(InetAddress source) {
+        leftStartup(prefixOf(source));
+    }
+
+    private void leftStartup(SourcePrefix prefix) {
+        startups.decrementAndGet();
+        perSource.computeIfPresent(prefix, (p, c) -> {
+            c.startups--;
+            return c;
+        });
+    }
+
+    /** An admitted connection from {@code source} closed ({@link #leftStartup} first if it was still in startup). */
+    void leave(InetAddress source) {
+        leave(prefixOf(source));
+    }
+
+    private void leave(SourcePrefix prefix) {
+        long now = System.nanoTime();
+        perSource.computeIfPresent(prefix, (p, c) -> --c.connections == 0 && !c.recentHandshakes(now) ? null : c);
+    }
+
+    /** Forgets prefixes that hold no connection and whose handshake second is over. */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (SourcePrefix p : perSource.keySet()) {
+            perSource.computeIfPresent(p, (k, c) -> c.connections == 0 && !c.recentHandshakes(now) ? null : c);
+        }
+    }
+
+    /** Source prefixes tracked now (each holds a connection or began a handshake within the last second). */
+    int sourcesTracked() {
+        return perSource.size();
+    }
+
+    private static InetAddress addressOf(SocketAddress a) {
+        return a instanceof InetSocketAddress ? ((InetSocketAddress) a).getAddress() : null;
+    }
+
+    /** First in the pipeline: admission, the first octet, writability, the framing's leftovers, and the timer. */
     final class Head extends ChannelInboundHandlerAdapter {
-        private InetAddress source;
+        private SourcePrefix prefix;
         private boolean counted;
         private boolean refusedHere;
         private boolean inStartup;
         private boolean started;
+        private boolean firstOctetSeen;
+        private long acceptedAt;
         private boolean partial;
         private long partialSince;
-        private long lastMessage;
-        private ScheduledFuture<?> tick;
+        private long lastActivity;
+        private boolean movedData;
+        private long unwritableSince = -1;
+        private String framingName;
+        private ChannelHandler framer;
+        /** No framing handler that can say what it holds (messages arrive whole, as over SCTP). */
+        private boolean noFramer;
+        private ScheduledFuture<?> timer;
+        private long timerDue;
+        /** A limit was found expired once; it closes if still expired after one more pass of the event loop's I/O. */
+        private boolean expiredOnce;
         private ChannelHandlerContext ctx;
+
+        /** The event loop's clock (a test's EmbeddedChannel moves it by hand). */
+        private long now() {
+            return ctx.executor().ticker().nanoTime();
+        }
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             this.ctx = ctx;
-            source = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
-            String refusal = admit(source);
-            if (refusal != null) {
-                refused.incrementAndGet();
-                refusals.warn(source.getHostAddress(), refusal);
-                refusedHere = true;
-                ctx.close();
-                return; // never reaches the framing
+            acceptedAt = now();
+            InetAddress source = addressOf(ctx.channel().remoteAddress());
+            if (source != null) {
+                prefix = prefixOf(source);
+                String refusal = admit(prefix, ctx.pipeline().get(dev.iwarp.bootstrap.tls.TlsLayer.TLS) != null);
+                if (refusal != null) {
+                    refused.incrementAndGet();
+                    refusals.warn(source.getHostAddress() + " (" + prefix + ")", refusal);
+                    refusedHere = true;
+                    ctx.close();
+                    return; // never reaches the framing
+                }
+                counted = true;
+                inStartup = true;
             }
-            counted = true;
-            inStartup = true;
+            if (firstOctetNanos > 0) {
+                arm(acceptedAt + firstOctetNanos);
+            }
             ctx.fireChannelActive();
         }
 
-        void started() {
+        void started(String messagesAfter) {
             if (inStartup) {
                 inStartup = false;
-                startups.decrementAndGet();
+                leftStartup(prefix);
             }
             started = true;
+            framingName = messagesAfter;
             partial = false;
-            lastMessage = System.nanoTime();
-            if (tickMillis > 0 && tick == null && ctx != null) {
-                tick = ctx.executor().scheduleAtFixedRate(this::check, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+            lastActivity = now();
+            if (idleNanos > 0) {
+                arm(lastActivity + idleNanos);
             }
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (started && !partial) {
-                partial = true; // a message has begun; the Mark clears this when one completes
-                partialSince = System.nanoTime();
-            }
-            ctx.fireChannelRead(msg);
-        }
-
-        void messageCompleted() {
-            partial = false;
-            lastMessage = System.nanoTime();
-        }
-
-        private void check() {
-            long now = System.nanoTime();
-            if (!ctx.channel().isOpen()) {
+            firstOctetSeen = true;
+            if (!started) {
+                ctx.fireChannelRead(msg);
                 return;
             }
-            if (deadlineNanos > 0 && partial && now - partialSince > deadlineNanos) {
-                LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", ctx.channel().remoteAddress(),
-                        TimeUnit.NANOSECONDS.toMillis(now - partialSince));
-                ctx.close();
-            } else if (idleNanos > 0 && now - lastMessage > idleNanos) {
-                LOG.info("{} no complete message for {} s (--idle-timeout); closing", ctx.channel().remoteAddress(),
-                        TimeUnit.NANOSECONDS.toSeconds(now - lastMessage));
-                ctx.close();
+            ChannelHandler f = noFramer ? null : framer();
+            if (f == null && !partial) {
+                partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
+                partialSince = now();
+            }
+            ctx.fireChannelRead(msg);
+            long now = movedData || f != null ? now() : 0;
+            if (movedData) {
+                movedData = false;
+                lastActivity = now;
+            }
+            if (f != null) {
+                boolean holds = holdsIncomplete(f);
+                if (holds && !partial) {
+                    partialSince = now;
+                    if (deadlineNanos > 0) {
+                        arm(now + deadlineNanos);
+                    }
+                }
+                partial = holds;
+            } else if (partial && deadlineNanos > 0) {
+                arm(partialSince + deadlineNanos);
+            }
+        }
+
+        /** The framing handler once it is in place (MPA installs its framer when startup ends), else null. */
+        private ChannelHandler framer() {
+            if (framer == null) {
+                ChannelHandler h = ctx.pipeline().get(framingName);
+                ChannelHandler mpa = ctx.pipeline().get(MpaFramer.class);
+                framer = mpa != null ? mpa : h instanceof IftFramer || h instanceof VitcpCodec ? h
+                        : ctx.pipeline().get(IftFramer.class);
+            }
+            return framer;
+        }
+
+        private boolean holdsIncomplete(ChannelHandler f) {
+            if (f instanceof MpaFramer) {
+                return ((MpaFramer) f).holdsIncompleteFpdu();
+            }
+            if (f instanceof IftFramer) {
+                return ((IftFramer) f).holdsIncompleteFrame();
+            }
+            return ((VitcpCodec) f).holdsIncompleteSegment();
+        }
+
+        void messageCompleted(boolean moves) {
+            movedData |= moves;
+            if (framer == null) {
+                partial = false;
+                noFramer = framer() == null;
             }
         }
 
         @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                unwritableSince = -1;
+            } else if (unwritableSince < 0) {
+                unwritableSince = now();
+                if (drainNanos > 0) {
+                    arm(unwritableSince + drainNanos);
+                }
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        /** Arms the one timer for {@code due} unless it already fires no later. */
+        private void arm(long due) {
+            if (timer != null) {
+                if (timerDue <= due) {
+                    return;
+                }
+                timer.cancel(false);
+            }
+            timerDue = due;
+            timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - now()), TimeUnit.NANOSECONDS);
+        }
+
+        private void onTimer() {
+            timer = null;
+            timerRuns.incrementAndGet();
+            if (!ctx.channel().isOpen()) {
+                return;
+            }
+            long now = now();
+            SocketAddress peer = ctx.channel().remoteAddress();
+            if (!expiredOnce && expired(now)) {
+                // The loop may have been busy past the due time with the peer's octets already in the socket: look
+                // again after the next I/O pass (a task scheduled now runs only after it) before closing.
+                expiredOnce = true;
+                timerDue = now;
+                timer = ctx.executor().schedule(this::onTimer, 0, TimeUnit.NANOSECONDS);
+                return;
+            }
+            expiredOnce = false;
+            if (firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos) {
+                LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
+                        TimeUnit.NANOSECONDS.toMillis(now - acceptedAt));
+            } else if (drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos) {
+                LOG.info("{} read nothing of what we sent for {} s (--drain-timeout); closing", peer,
+                        TimeUnit.NANOSECONDS.toSeconds(now - unwritableSince));
+            } else if (started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos) {
+                LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", peer,
+                        TimeUnit.NANOSECONDS.toMillis(now - partialSince));
+            } else if (started && idleNanos > 0 && now - lastActivity >= idleNanos) {
+                LOG.info("{} moved no data for {} s (--idle-timeout); closing", peer,
+                        TimeUnit.NANOSECONDS.toSeconds(now - lastActivity));
+            } else {
+                long due = Long.MAX_VALUE;
+                if (firstOctetNanos > 0 && !firstOctetSeen) {
+                    due = acceptedAt + firstOctetNanos;
+                }
+                if (drainNanos > 0 && unwritableSince >= 0) {
+                    due = Math.min(due, unwritableSince + drainNanos);
+                }
+                if (started && deadlineNanos > 0 && partial) {
+                    due = Math.min(due, partialSince + deadlineNanos);
+                }
+                if (started && idleNanos > 0) {
+                    due = Math.min(due, lastActivity + idleNanos);
+                }
+                if (due != Long.MAX_VALUE) {
+                    arm(due);
+                }
+                return;
+            }
+            ctx.close();
+        }
+
+        private boolean expired(long now) {
+            return firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos
+                    || drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos
+                    || started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos
+                    || started && idleNanos > 0 && now - lastActivity >= idleNanos;
+        }
+
+        @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            if (tick != null) {
-                tick.cancel(false);
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
             }
             if (inStartup) {
                 inStartup = false;
-                startups.decrementAndGet();
+                leftStartup(prefix);
             }
             if (counted) {
                 counted = false;
-                leave(source);
+                leave(prefix);
             }
             if (!refusedHere) { // the framing never saw it open: nothing for it to report
                 super.channelInactive(ctx);
@@ -181,7 +442,7 @@ final class ConnectionGuard {
         }
     }
 
-    /** Right after the framing: every message it hands up is a complete one. */
+    /** Right after the framing: every message it hands up is a complete one; says whether it moves data. */
     static final class Mark extends ChannelInboundHandlerAdapter {
         private final Head head;
 
@@ -191,8 +452,42 @@ final class ConnectionGuard {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            head.messageCompleted();
+            head.messageCompleted(movesData(msg));
             ctx.fireChannelRead(msg);
         }
+    }
+
+    /** RDMAP opcode of an RDMA Read Request (RFC 5040 §4.3). */
+    private static final int READ_REQUEST = 1;
+    /** Octets of a tagged / untagged DDP header with the RDMAP control octet (RFC 5041 §4, RFC 5040 §4.1). */
+    private static final int TAGGED_HEADER = 14;
+    private static final int UNTAGGED_HEADER = 18;
+    /** Offset of the RDMA Read Message Size in an untagged ULPDU carrying a Read Request (RFC 5040 §4.4). */
+    private static final int READ_SIZE_OFFSET = UNTAGGED_HEADER + 12;
+
+    /**
+     * Whether a message moves data: a DDP segment (MPA, IFT) with payload octets beyond its headers or a Read Request
+     * of a non-zero size; a VI/TCP segment with payload or an RDMA Read. Anything else (SCTP messages) counts.
+     */
+    static boolean movesData(Object msg) {
+        if (msg instanceof ByteBuf b) {
+            int at = b.readerIndex();
+            int length = b.readableBytes();
+            if (length < 2) {
+                return false;
+            }
+            boolean tagged = (b.getByte(at) & 0x80) != 0;
+            if (tagged) {
+                return length > TAGGED_HEADER;
+            }
+            if ((b.getByte(at + 1) & 0x0F) == READ_REQUEST) {
+                return length >= READ_SIZE_OFFSET + 4 && b.getInt(at + READ_SIZE_OFFSET) != 0;
+            }
+            return length > UNTAGGED_HEADER;
+        }
+        if (msg instanceof ViSegment s) {
+            return s.content().isReadable() || s.type() == dev.iwarp.vitcp.ViSegmentType.RDMA_READ_REQUEST;
+        }
+        return true;
     }
 }

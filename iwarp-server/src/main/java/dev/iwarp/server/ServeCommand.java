@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
         description = "Listen as MPA Responder (or VI/TCP passive end, --wire vitcp; IFT node B, --wire ift; SCTP, --wire sctp) and serve every connection as an rping echo/target session.",
         footer = {"", "Each connection has its own protection domain and target region",
                 "(unless --shared-target).",
-                "Logs: one line per connection event; refusals aggregated per cause",
-                "per 10 s; at most 5 warnings per peer address per 10 s about what",
-                "that peer sent, the rest counted in one line."})
+                "Logs: connection events beyond 200 per 10 s and refusals beyond one",
+                "per cause per 10 s are counted in one line; at most 5 warnings per",
+                "source prefix and 100 in all per 10 s about what peers sent."})
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -91,9 +91,9 @@ final class ServeCommand implements Callable<Integer> {
     @Range(min = 1)
     long startupTimeoutMs = 10_000;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions that complete no message "
-            + "(FPDU, IFT frame, VI/TCP segment) this long; octets of an unfinished one do not count; 0 = never (default: "
-            + "${DEFAULT-VALUE}).")
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS", description = "Close sessions that move no data this long: "
+            + "only messages with payload (or RDMA Read Requests) count, not zero-length ones nor octets of an "
+            + "unfinished one; 0 = never (default: ${DEFAULT-VALUE}).")
     @Range
     long idleTimeoutSec = ServerConfig.DEFAULT_IDLE_TIMEOUT_SEC;
 
@@ -102,7 +102,8 @@ final class ServeCommand implements Callable<Integer> {
     @Range
     int maxStartups = ServerLimits.DEFAULT_MAX_STARTUPS;
 
-    @Option(names = "--max-per-source", description = "Connections from one source IP address, in startup or served; "
+    @Option(names = "--max-per-source", description = "Connections from one source prefix (see --source-prefix-v4 and --source-prefix-v6), in "
+            + "startup or served; "
             + "more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
     @Range
     int maxPerSource = ServerLimits.DEFAULT_MAX_PER_SOURCE;
@@ -117,6 +118,41 @@ final class ServeCommand implements Callable<Integer> {
             + "(iWARP); a larger one is answered with a Terminate; 0 = no limit (default: ${DEFAULT-VALUE}).")
     @Range
     int maxReadSize = ServerLimits.DEFAULT_MAX_READ_SIZE;
+
+    @Option(names = "--source-prefix-v4", paramLabel = "BITS", description = "Per-source limits count IPv4 "
+            + "addresses by this prefix, 1..32 (default: ${DEFAULT-VALUE}: one /24 is one source).")
+    @Range(min = 1, max = 32)
+    int sourcePrefixV4 = ServerLimits.DEFAULT_SOURCE_PREFIX_V4;
+
+    @Option(names = "--source-prefix-v6", paramLabel = "BITS", description = "Per-source limits count IPv6 "
+            + "addresses by this prefix, 1..128 (default: ${DEFAULT-VALUE}: one /64 is one source).")
+    @Range(min = 1, max = 128)
+    int sourcePrefixV6 = ServerLimits.DEFAULT_SOURCE_PREFIX_V6;
+
+    @Option(names = "--max-startups-per-source", description = "Connections from one source prefix still in "
+            + "startup; more are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    @Range
+    int maxStartupsPerSource = ServerLimits.DEFAULT_MAX_STARTUPS_PER_SOURCE;
+
+    @Option(names = "--first-octet-timeout", paramLabel = "MS", description = "Close a connection that sends "
+            + "nothing this long after TCP accepted it; 0 = never (default: ${DEFAULT-VALUE}).")
+    @Range
+    long firstOctetTimeoutMs = ServerLimits.DEFAULT_FIRST_OCTET_TIMEOUT_MS;
+
+    @Option(names = "--drain-timeout", paramLabel = "SECONDS", description = "Close a connection whose peer reads "
+            + "nothing of what we send (output stays unwritable) this long; 0 = never (default: ${DEFAULT-VALUE}).")
+    @Range
+    long drainTimeoutSec = ServerLimits.DEFAULT_DRAIN_TIMEOUT_SEC;
+
+    @Option(names = "--allow-markers", description = "Serve MPA Requests that ask for markers (M=1): every FPDU sent "
+            + "to that client is then marked, at several times the CPU. By default they get a Reply R=1, as siw "
+            + "gives them.")
+    boolean allowMarkers;
+
+    @Option(names = "--tls-handshake-rate", paramLabel = "N", description = "TLS handshakes begun per second per "
+            + "source prefix; more connections are closed at once; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    @Range
+    int tlsHandshakeRate = ServerLimits.DEFAULT_TLS_HANDSHAKES_PER_SEC;
 
     @Option(names = "--target-size", paramLabel = "OCTETS",
             description = "Target region advertised in the MPA Reply Private Data (VI/TCP: ConnectAccept), each "
@@ -172,7 +208,10 @@ final class ServeCommand implements Callable<Integer> {
                 ServerMemory.human(ServerMemory.perConnection(targetSize, sharedTarget)));
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, connections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
-                new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
+                new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize, sourcePrefixV4,
+                        sourcePrefixV6, maxStartupsPerSource, firstOctetTimeoutMs, drainTimeoutSec, allowMarkers,
+                        tlsHandshakeRate));
+        PeerWarningLimiter.usePrefixes(sourcePrefixV4, sourcePrefixV6); // warnings are limited per source too
         dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {

@@ -85,7 +85,7 @@ public record ServerConfig(String address, int port, boolean crc, boolean marker
 
     /** The MPA Responder settings these options mean. */
     public MpaSettings mpaSettings() {
-        return MpaSettings.builder().revision(mpaRevision).crc(crc).markers(markers).ird(ird).ord(ord)
+        return MpaSettings.builder().revision(mpaRevision).crc(crc).markers(markers).acceptMarkers(limits.allowMarkers()).ird(ird).ord(ord)
                 .acceptPeerToPeer(peerToPeer).startupTimeout(startupTimeoutMs, TimeUnit.MILLISECONDS).build();
     }
 }

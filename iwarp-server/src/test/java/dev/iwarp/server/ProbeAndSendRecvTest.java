@@ -30,8 +30,11 @@ class ProbeAndSendRecvTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+        ServerLimits d = ServerLimits.defaults(); // with --allow-markers: the markers case checks what RFC 5044 asks
+        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(new ServerLimits(
+                d.maxStartups(), d.maxPerSource(), d.messageDeadlineMs(), d.maxReadSize(), d.sourcePrefixV4(),
+                d.sourcePrefixV6(), d.maxStartupsPerSource(), d.firstOctetTimeoutMs(), d.drainTimeoutSec(), true,
+                d.tlsHandshakesPerSec())), IwarpStack.builder().threads(1).build(), true);
         clientStack = IwarpStack.builder().threads(1).build();
     }
 

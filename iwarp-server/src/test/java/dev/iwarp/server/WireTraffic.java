@@ -362,7 +362,7 @@ public final class WireTraffic {
             BlockingQueue<QueuePair> accepted = new ArrayBlockingQueue<>(1);
             byte[] replyPd = ("wire-check reply " + v.name()).getBytes(StandardCharsets.US_ASCII);
             MpaSettings serverMpa = MpaSettings.builder().revision(2).crc(false).markers(v.markersToServer())
-                    .ird(IRD).ord(ORD).acceptPeerToPeer(true).rtrTypes(RtrType.WRITE, RtrType.READ, RtrType.SEND)
+                    .acceptMarkers(true).ird(IRD).ord(ORD).acceptPeerToPeer(true).rtrTypes(RtrType.WRITE, RtrType.READ, RtrType.SEND)
                     .build();
 
             // ---- client

@@ -155,6 +155,14 @@ public class MpaFramer extends MpaDuplexDecoder {
         return true;
     }
 
+    /**
+     * Whether octets of an FPDU not yet complete are held after the last read was decoded: a read can complete one
+     * FPDU and begin the next, so a watchdog that only sees complete ULPDUs pass up cannot tell. On the event loop.
+     */
+    public boolean holdsIncompleteFpdu() {
+        return !reader.failed() && actualReadableBytes() > 0;
+    }
+
     /** Whether ULPDUs pass up lent ({@link #lendUlpdus()}). */
     public boolean lendsUlpdus() {
         return reader.lendsUlpdus();

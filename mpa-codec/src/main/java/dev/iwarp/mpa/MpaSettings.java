@@ -27,6 +27,7 @@ public final class MpaSettings {
     private final boolean rev1Fallback;
     private final boolean crc;
     private final boolean markers;
+    private final boolean acceptMarkers;
     private final byte[] privateData;
     private final int privateDataLimit;
     private final long startupTimeoutMillis;
@@ -47,6 +48,7 @@ public final class MpaSettings {
         this.rev1Fallback = b.rev1Fallback;
         this.crc = b.crc;
         this.markers = b.markers;
+        this.acceptMarkers = b.acceptMarkers;
         this.privateData = b.privateData.clone();
         this.privateDataLimit = b.privateDataLimit;
         this.startupTimeoutMillis = b.startupTimeoutMillis;
@@ -80,6 +82,7 @@ public final class MpaSettings {
         b.rev1Fallback = rev1Fallback;
         b.crc = crc;
         b.markers = markers;
+        b.acceptMarkers = acceptMarkers;
         b.privateData = privateData.clone();
         b.privateDataLimit = privateDataLimit;
         b.startupTimeoutMillis = startupTimeoutMillis;
@@ -124,6 +127,15 @@ public final class MpaSettings {
     /** M bit sent: ask the peer to put markers in what it sends us (RFC 5044 §7.1.1). */
     public boolean markers() {
         return markers;
+    }
+
+    /**
+     * Responder: serve a Request with M=1, putting markers in every FPDU we send (RFC 5044 §7.1.1). Off by default:
+     * the Request is answered with a Reply R=1, M=0 and the connection closed, as siw does (it never generates
+     * markers). Marking every outgoing FPDU costs far more CPU than asking for it costs the peer.
+     */
+    public boolean acceptMarkers() {
+        return acceptMarkers;
     }
 
     /** Initiator: the ULP Private Data of the Request (after the IRD/ORD words when Rev 2). A copy. */
@@ -201,7 +213,7 @@ public final class MpaSettings {
     @Override
     public String toString() {
         return "MpaSettings{rev=" + revision + " (min " + minRevision + (rev1Fallback ? ", rev1 fallback" : "")
-                + "), crc=" + crc + ", markers=" + markers + ", ird=" + ird + ", ord=" + ord
+                + "), crc=" + crc + ", markers=" + markers + (acceptMarkers ? ", acceptMarkers" : "") + ", ird=" + ird + ", ord=" + ord
                 + ", p2p=" + peerToPeer + " " + rtrTypes + ", pdLimit=" + privateDataLimit
                 + ", timeout=" + startupTimeoutMillis + "ms}";
     }
@@ -213,6 +225,7 @@ public final class MpaSettings {
         private boolean rev1Fallback;
         private boolean crc = true;
         private boolean markers;
+        private boolean acceptMarkers;
         private byte[] privateData = new byte[0];
         private int privateDataLimit = MpaStartupFrame.MAX_PRIVATE_DATA;
         private long startupTimeoutMillis = 10_000;
@@ -258,6 +271,12 @@ public final class MpaSettings {
 
         public Builder markers(boolean markers) {
             this.markers = markers;
+            return this;
+        }
+
+        /** Responder: serve Requests with M=1 (see {@link MpaSettings#acceptMarkers()}); default false. */
+        public Builder acceptMarkers(boolean acceptMarkers) {
+            this.acceptMarkers = acceptMarkers;
             return this;
         }
 

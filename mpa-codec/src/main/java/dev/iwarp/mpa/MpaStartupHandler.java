@@ -156,6 +156,10 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
                     }
                     MpaNegotiation.checkRequest(frame, settings);
                     request = frame;
+                    if (frame.markers() && !settings.acceptMarkers()) {
+                        refuseMarkers(ctx, frame);
+                        return;
+                    }
                     state = State.AWAIT_ULP_DECISION;
                     LOG.debug("{} MPA responder received {}", ctx.channel(), frame);
                     ctx.fireUserEventTriggered(new MpaConnectRequest(this, ctx.channel(), frame));
@@ -201,6 +205,26 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             return;
         }
         establish(ctx, params);
+    }
+
+    /**
+     * Responder: a Request with M=1 while markers are not accepted. Answered as siw answers it (siw-interop.md §2.2,
+     * protocol-based reject): the Request's header with the Reply key, R=1, M=0, C and Rev echoed, zero IRD/ORD words
+     * if enhanced, no ULP data; then the connection is closed.
+     */
+    private void refuseMarkers(ChannelHandlerContext ctx, MpaStartupFrame frame) {
+        MpaStartupFrame.Builder b = MpaStartupFrame.builder(MpaStartupFrame.Type.REPLY).markers(false)
+                .crc(frame.crc()).rejected(true).revision(frame.revision()).ulpPrivateData(new byte[0]);
+        if (frame.irdOrd() != null) {
+            b.irdOrd(MpaIrdOrd.of(0, 0));
+        }
+        MpaStartupFrame reply = b.build();
+        LOG.debug("{} MPA responder refuses markers: {}", ctx.channel(), reply);
+        writeFrame(ctx, reply);
+        fail(ctx, new MpaException(MpaErrorCode.INVALID_STARTUP_FRAME, "Request asks for markers (M=1); this "
+                + "Responder does not send them (as siw)"), false);
+        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE); // once the Reply is on the wire
     }
 
     /** Called by {@link MpaConnectRequest} from any thread. */

@@ -142,7 +142,7 @@ class MpaLoopbackTest {
         if (epoll) {
             Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll not available here");
         }
-        InetSocketAddress addr = startEchoResponder(epoll, MpaSettings.builder().crc(false).markers(markersR).build());
+        InetSocketAddress addr = startEchoResponder(epoll, MpaSettings.builder().crc(false).markers(markersR).acceptMarkers(true).build());
         Client c = connect(epoll, addr, MpaSettings.builder().crc(crc).markers(markersI).build());
         Future<MpaParameters> f = c.mpa.startupFuture().await();
         assertTrue(f.isSuccess(), () -> String.valueOf(f.cause()));

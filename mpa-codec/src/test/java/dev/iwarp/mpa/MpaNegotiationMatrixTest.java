@@ -53,7 +53,7 @@ class MpaNegotiationMatrixTest {
                                     RtrType rtr) {
         MpaSettings.Builder ib = MpaSettings.builder().revision(rev).crc(ci).markers(mi).ird(8).ord(4)
                 .privateData(new byte[] {1, 2, 3});
-        MpaSettings.Builder rb = MpaSettings.builder().crc(cr).markers(mr).ird(2).ord(6);
+        MpaSettings.Builder rb = MpaSettings.builder().crc(cr).markers(mr).acceptMarkers(true).ird(2).ord(6);
         if (rtr != null) {
             ib.peerToPeer(true).rtrTypes(RtrType.SEND, RtrType.WRITE, RtrType.READ);
             rb.rtrTypes(rtr);

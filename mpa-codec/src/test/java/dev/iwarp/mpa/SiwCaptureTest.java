@@ -221,8 +221,15 @@ class SiwCaptureTest {
             assertTrue(ch.isOpen(), "RFC 5044 §7.1.2 rule 3: TCP left open after R=1");
             ch.finishAndReleaseAll();
         });
-        // our Responder can send markers, so it accepts the same Request (M=1 -> markers toward the Initiator)
-        Outcome o = runResponder(siwResponder(request), null, List.of(Unpooled.wrappedBuffer(c2s)));
+        // our Responder refuses it by default with exactly siw's Reply (captured), then closes
+        byte[] s2c = c.serverToClient().bytes();
+        byte[] siwReply = Arrays.copyOf(s2c, MpaStartupFrame.decode(Unpooled.wrappedBuffer(s2c), 512).encodedLength());
+        Outcome refused = runResponder(siwResponder(request), siwReply, List.of(Unpooled.wrappedBuffer(c2s)));
+        assertEquals(MpaErrorCode.INVALID_STARTUP_FRAME,
+                assertInstanceOf(MpaException.class, refused.completion.cause()).errorCode());
+        // opted in, it can send markers, so it accepts the same Request (M=1 -> markers toward the Initiator)
+        Outcome o = runResponder(siwResponder(request).toBuilder().acceptMarkers(true).build(), null,
+                List.of(Unpooled.wrappedBuffer(c2s)));
         assertTrue(o.completion.parameters().markersTx());
     }
 

@@ -25,6 +25,11 @@ public final class VitcpCodec extends CombinedChannelDuplexHandler<VitcpSegmentD
         return crcMode;
     }
 
+    /** Whether octets of a segment not yet complete are held ({@link VitcpSegmentDecoder#holdsIncompleteSegment()}). */
+    public boolean holdsIncompleteSegment() {
+        return inboundHandler().holdsIncompleteSegment();
+    }
+
     /** Trailer CRCs on data-phase segments: on iff both CE frames carried the CRC option (§3.5). */
     public void crcEnabled(boolean enabled) {
         inboundHandler().crcEnabled(enabled);

@@ -50,6 +50,14 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
         return crcMode;
     }
 
+    /**
+     * Whether octets of a segment not yet complete are held after the last read was decoded (a read can complete one
+     * segment and begin the next). On the event loop.
+     */
+    public boolean holdsIncompleteSegment() {
+        return state != State.BAD_STREAM && actualReadableBytes() > 0;
+    }
+
     State state() {
         return state;
     }
