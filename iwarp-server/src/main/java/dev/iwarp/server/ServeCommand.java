@@ -142,6 +142,10 @@ final class ServeCommand implements Callable<Integer> {
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
         dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
+        String exposure = exposureWarning(address, tls.authenticatesClients());
+        if (exposure != null) {
+            LOG.warn(exposure);
+        }
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
@@ -186,6 +190,26 @@ final class ServeCommand implements Callable<Integer> {
             }
             throw e;
         }
+    }
+
+    /**
+     * The warning serve logs first when it can be reached from other hosts and admits anyone (no client
+     * certificate, pin or PSK), or null when it listens on loopback only or authenticates its clients.
+     */
+    static String exposureWarning(String address, boolean authenticatesClients) {
+        java.net.InetAddress a;
+        try {
+            a = java.net.InetAddress.getByName(address);
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+        if (a.isLoopbackAddress() || authenticatesClients) {
+            return null;
+        }
+        String where = a.isAnyLocalAddress() ? "all interfaces" : address;
+        return "listening on " + where + " without authentication: any host that reaches this port can connect "
+                + "and read and write its target region (--address 127.0.0.1 keeps it local; --tls with --trust, "
+                + "--pin or --psk-file admits only known clients)";
     }
 
     /** Starts the server; a taken port becomes an error that names it. */
