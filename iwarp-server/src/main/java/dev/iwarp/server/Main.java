@@ -20,7 +20,7 @@ import java.util.Properties;
 @Command(name = "iwarp-server", versionProvider = Main.Version.class,
         description = "iWARP (MPA/DDP/RDMAP) echo/target server and rping-compatible tools in pure Java.",
         subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class,
-                ProbeCommand.class, SendRecvCommand.class})
+                ProbeCommand.class, SendRecvCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
@@ -46,6 +46,7 @@ public final class Main {
                 }
             }
         }
+        HelpSections.install(cl);
         CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
         return cl.setOut(out).setErr(err)
                 .setExecutionStrategy(parsed -> {

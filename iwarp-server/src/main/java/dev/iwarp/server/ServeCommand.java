@@ -142,14 +142,11 @@ final class ServeCommand implements Callable<Integer> {
                 ird, ord, p2p, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize));
         dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
-        String exposure = exposureWarning(address, tls.authenticatesClients());
-        if (exposure != null) {
-            LOG.warn(exposure);
-        }
         if (wire.vitcp()) {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
             }
+            warnIfExposed();
             // the CRC option is always offered: the client decides (§3.6), unless --crc requires it
             ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
@@ -161,6 +158,7 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
             SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
+            warnIfExposed();
             return serveUntilSignal(RpingServer.start(config, SctpWire.server(IwarpStack.builder().build(), sctp, true)),
                     null);
         }
@@ -170,6 +168,7 @@ final class ServeCommand implements Callable<Integer> {
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
+        warnIfExposed();
         IwarpStack.Builder stack = IwarpStack.builder();
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
@@ -189,6 +188,13 @@ final class ServeCommand implements Callable<Integer> {
                 capture.close();
             }
             throw e;
+        }
+    }
+
+    private void warnIfExposed() {
+        String exposure = exposureWarning(address, tls.authenticatesClients());
+        if (exposure != null) {
+            LOG.warn(exposure);
         }
     }
 
