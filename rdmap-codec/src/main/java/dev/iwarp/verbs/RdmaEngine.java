@@ -316,7 +316,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     private void onTagged(RdmapOpcode op, int stag, long to, boolean last, ByteBuf payload) {
         if (op == RdmapOpcode.RDMA_WRITE) {
-            stream.responder.onWrite(stag, to, payload);
+            stream.responder.onWrite(stag, to, last, payload);
         } else {
             stream.requester.onReadResponse(stag, to, last, payload);
         }
