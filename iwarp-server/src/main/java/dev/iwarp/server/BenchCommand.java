@@ -37,6 +37,9 @@ final class BenchCommand implements Callable<Integer> {
     WireOptions wire = new WireOptions();
 
     @Mixin
+    ToolLogging log = new ToolLogging();
+
+    @Mixin
     TlsOptions tls = new TlsOptions();
 
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")

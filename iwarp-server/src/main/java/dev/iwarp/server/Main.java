@@ -51,7 +51,13 @@ public final class Main {
         return cl.setOut(out).setErr(err)
                 .setExecutionStrategy(parsed -> {
                     CommandLineChecks.checkRanges(parsed);
-                    return runLast.execute(parsed);
+                    ToolLogging logging = toolLogging(parsed);
+                    if (logging == null) {
+                        return runLast.execute(parsed);
+                    }
+                    try (ToolLogging.Restore restore = logging.apply()) {
+                        return runLast.execute(parsed);
+                    }
                 })
                 .setParameterExceptionHandler(CommandLineChecks::usageError)
                 .setExecutionExceptionHandler((e, c, parsed) -> {
@@ -60,6 +66,18 @@ public final class Main {
                     return e instanceof IllegalArgumentException ? CommandLineChecks.EXIT_USAGE : 1;
                 })
                 .execute(withDefaultSubcommand(args));
+    }
+
+    /** The {@code --verbose} mixin of the client tool being run, or null (serve, demo, help). */
+    private static ToolLogging toolLogging(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult r = parsed; r != null; r = r.subcommand()) {
+            for (CommandLine.Model.CommandSpec m : r.commandSpec().mixins().values()) {
+                if (m.userObject() instanceof ToolLogging t) {
+                    return t;
+                }
+            }
+        }
+        return null;
     }
 
     private static boolean isServe(String[] args) {
