@@ -11,8 +11,12 @@ import picocli.CommandLine.Option;
  * unless {@code --verbose} asks for them at INFO. {@code serve} logs as it always did: the log is its output.
  */
 final class ToolLogging {
-    /** Loggers of the library and of Netty under it: the tool's own result lines do not go through a logger. */
-    private static final String[] LIBRARY = {"dev.iwarp", "io.netty"};
+    /**
+     * Loggers of the library and of Netty under it (not the tool's own package, whose server side may share the
+     * process, as in tests): the tool's own result lines do not go through a logger.
+     */
+    static final String[] LIBRARY = {"dev.iwarp.mpa", "dev.iwarp.ift", "dev.iwarp.sctp", "dev.iwarp.ddp",
+            "dev.iwarp.rdmap", "dev.iwarp.verbs", "dev.iwarp.bootstrap", "dev.iwarp.vitcp", "io.netty"};
 
     @Option(names = "--verbose", description = "Also print the library's log lines (connection events, the "
             + "engine's warnings) at INFO; by default a tool prints only its result.")
