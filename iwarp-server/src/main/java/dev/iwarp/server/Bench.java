@@ -128,6 +128,8 @@ final class Bench implements AutoCloseable {
     private final List<BenchConnection> connections;
     private final LongAdder progress;
     private final long[] threads;
+    /** Set by {@link #interrupt} (SIGINT): the running phase stops posting and ends with what completed. */
+    private volatile boolean interrupted;
 
     private Bench(Settings s, List<BenchConnection> connections, LongAdder progress, long[] threads) {
         this.s = s;
@@ -223,6 +225,18 @@ final class Bench implements AutoCloseable {
         return connections.get(0).connection().summary();
     }
 
+    /**
+     * Ends the run early, as a timed phase ends (from any thread; SIGINT): what is in flight completes and
+     * {@link #run} returns the figures measured so far. {@link #wasInterrupted} then says they are partial.
+     */
+    void interrupt() {
+        interrupted = true;
+    }
+
+    boolean wasInterrupted() {
+        return interrupted;
+    }
+
     /** Iterations in flight per connection, as granted (the least over the connections). */
     int depth() {
         return connections.stream().mapToInt(BenchConnection::depth).min().orElse(0);
@@ -295,7 +309,7 @@ final class Bench implements AutoCloseable {
             if (all) {
                 return;
             }
-            if (!stopped && System.nanoTime() >= deadline) {
+            if (!stopped && (interrupted || System.nanoTime() >= deadline)) {
                 stopped = true;
                 connections.forEach(BenchConnection::stop);
             }

@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
                 + "allocation per message. Netty's sampled leak detection is off while it measures, unless the "
                 + "system property io.netty.leakDetection.level is set.")
 final class BenchCommand implements Callable<Integer> {
+    /** Exit code of a run cut short by SIGINT, as a shell reports a process SIGINT ended (128 + 2). */
+    static final int EXIT_INTERRUPTED = 130;
     static final int MAX_DEPTH = 1024;
     static final int MAX_CONNECTIONS = 10_000;
 
@@ -35,6 +37,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Mixin
     WireOptions wire = new WireOptions();
+
+    @Mixin
+    ToolLogging log = new ToolLogging();
 
     @Mixin
     TlsOptions tls = new TlsOptions();
@@ -107,16 +112,43 @@ final class BenchCommand implements Callable<Integer> {
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
                     bench.depth());
-            Bench.Result r = bench.run(err);
-            switch (format) {
-                case json -> BenchReport.json(out, r);
-                case csv -> BenchReport.csv(out, r);
-                default -> BenchReport.text(out, r);
+            // SIGINT (Ctrl-C): stop posting, let what is in flight complete, print what was measured, marked partial
+            java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
+            Thread onSignal = new Thread(() -> {
+                bench.interrupt();
+                try {
+                    reported.await(s.timeoutMs() + 2_000, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "bench-interrupt");
+            Runtime.getRuntime().addShutdownHook(onSignal);
+            try {
+                Bench.Result r = bench.run(err);
+                boolean partial = bench.wasInterrupted();
+                if (histFile != null) {
+                    BenchReport.histogram(histFile, r);
+                }
+                switch (format) {
+                    case json -> BenchReport.json(out, r, partial);
+                    case csv -> BenchReport.csv(out, r, partial);
+                    default -> {
+                        if (partial) {
+                            out.println(BenchReport.partialNote(r));
+                        }
+                        BenchReport.text(out, r);
+                    }
+                }
+                out.flush();
+                return partial ? EXIT_INTERRUPTED : 0;
+            } finally {
+                reported.countDown();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onSignal);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running: it returns now that the summary is out
+                }
             }
-            if (histFile != null) {
-                BenchReport.histogram(histFile, r);
-            }
-            return 0;
         } catch (IOException e) {
             err.println("bench: " + e.getMessage());
             return 1;

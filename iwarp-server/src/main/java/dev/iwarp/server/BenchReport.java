@@ -119,19 +119,42 @@ final class BenchReport {
     }
 
     static void json(PrintWriter out, Bench.Result r) {
+        json(out, r, false);
+    }
+
+    /** As {@link #json(PrintWriter, Bench.Result)}; a run cut short (SIGINT) carries {@code "partial": true}. */
+    static void json(PrintWriter out, Bench.Result r, boolean partial) {
         StringJoiner j = new StringJoiner(", ", "{", "}");
-        fields(r).forEach((k, v) -> j.add("\"" + k + "\": " + (v instanceof String t ? quote(t) : value(v, "null"))));
+        withPartial(fields(r), partial).forEach((k, v) -> j.add("\"" + k + "\": " + (v instanceof String t ? quote(t) : value(v, "null"))));
         out.println(j);
         out.flush();
     }
 
     static void csv(PrintWriter out, Bench.Result r) {
-        Map<String, Object> f = fields(r);
+        csv(out, r, false);
+    }
+
+    /** As {@link #csv(PrintWriter, Bench.Result)}; a run cut short (SIGINT) has a {@code partial} column. */
+    static void csv(PrintWriter out, Bench.Result r, boolean partial) {
+        Map<String, Object> f = withPartial(fields(r), partial);
         out.println(String.join(",", f.keySet()));
         StringJoiner row = new StringJoiner(",");
         f.values().forEach(v -> row.add(v instanceof String t ? quote(t) : value(v, "")));
         out.println(row);
         out.flush();
+    }
+
+    private static Map<String, Object> withPartial(Map<String, Object> m, boolean partial) {
+        if (partial) {
+            m.put("partial", true);
+        }
+        return m;
+    }
+
+    /** The line before a text summary of a run cut short: which figures it covers. */
+    static String partialNote(Bench.Result r) {
+        return String.format(Locale.ROOT, "interrupted: partial results, the %d iterations completed in the first %.1f s",
+                r.iterations(), r.nanos() / 1e9);
     }
 
     private static String value(Object v, String notMeasured) {

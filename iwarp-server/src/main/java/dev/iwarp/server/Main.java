@@ -22,7 +22,8 @@ import java.util.Properties;
         subcommands = {ServeCommand.class, PingCommand.class, DemoCommand.class, BenchCommand.class,
                 ProbeCommand.class, SendRecvCommand.class,
                 PerftestCommand.WriteBw.class, PerftestCommand.ReadBw.class, PerftestCommand.SendBw.class,
-                PerftestCommand.WriteLat.class, PerftestCommand.ReadLat.class, PerftestCommand.SendLat.class})
+                PerftestCommand.WriteLat.class, PerftestCommand.ReadLat.class, PerftestCommand.SendLat.class,
+                CommandLine.HelpCommand.class})
 public final class Main {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
@@ -49,11 +50,18 @@ public final class Main {
                 }
             }
         }
+        HelpSections.install(cl);
         CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
         return cl.setOut(out).setErr(err)
                 .setExecutionStrategy(parsed -> {
                     CommandLineChecks.checkRanges(parsed);
-                    return runLast.execute(parsed);
+                    ToolLogging logging = toolLogging(parsed);
+                    if (logging == null) {
+                        return runLast.execute(parsed);
+                    }
+                    try (ToolLogging.Restore restore = logging.apply()) {
+                        return runLast.execute(parsed);
+                    }
                 })
                 .setParameterExceptionHandler(CommandLineChecks::usageError)
                 .setExecutionExceptionHandler((e, c, parsed) -> {
@@ -62,6 +70,18 @@ public final class Main {
                     return e instanceof IllegalArgumentException ? CommandLineChecks.EXIT_USAGE : 1;
                 })
                 .execute(withDefaultSubcommand(args));
+    }
+
+    /** The {@code --verbose} mixin of the client tool being run, or null (serve, demo, help). */
+    private static ToolLogging toolLogging(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult r = parsed; r != null; r = r.subcommand()) {
+            for (CommandLine.Model.CommandSpec m : r.commandSpec().mixins().values()) {
+                if (m.userObject() instanceof ToolLogging t) {
+                    return t;
+                }
+            }
+        }
+        return null;
     }
 
     private static boolean isServe(String[] args) {

@@ -12,7 +12,6 @@ import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -28,10 +27,33 @@ final class PcapFile implements AutoCloseable {
         this.out = out;
     }
 
-    static PcapFile create(Path file) throws IOException {
-        OutputStream out = new BufferedOutputStream(Files.newOutputStream(file));
-        PcapWriteHandler.writeGlobalHeader(out);
-        return new PcapFile(out);
+    /**
+     * Opens {@code file} and writes the pcap header through to it at once, so a file that cannot be written
+     * fails here, at start, and not at the first packet or at shutdown.
+     *
+     * @throws IllegalArgumentException naming the file and the problem
+     */
+    static PcapFile create(Path file) {
+        OutputStream out = null;
+        try {
+            out = new BufferedOutputStream(Files.newOutputStream(file));
+            PcapWriteHandler.writeGlobalHeader(out);
+            out.flush();
+            return new PcapFile(out);
+        } catch (IOException | RuntimeException e) {
+            if (out != null) {
+                try {
+                    out.close();
+                } catch (IOException ignored) {
+                    // the write error below is the one to report
+                }
+            }
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            if (e instanceof java.nio.file.AccessDeniedException) {
+                why = "permission denied";
+            }
+            throw new IllegalArgumentException("--pcap " + file + ": cannot write to it (" + why + ")", e);
+        }
     }
 
     /** Adds the capture handler first in the channel's pipeline (it sees the TCP byte stream). */
@@ -129,7 +151,9 @@ final class PcapFile implements AutoCloseable {
                 out.close();
             }
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            // at shutdown: one line, no stack trace
+            org.slf4j.LoggerFactory.getLogger(PcapFile.class).warn("capture file: the last packets could not be written ({})",
+                    e.getMessage());
         }
     }
 }

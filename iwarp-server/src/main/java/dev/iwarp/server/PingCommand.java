@@ -31,6 +31,9 @@ final class PingCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
 
+    @Mixin
+    ToolLogging log = new ToolLogging();
+
     @Parameters(paramLabel = "HOST[:PORT]", arity = "0..1",
             description = "Server (default port 7174, --wire vitcp 7175, --wire ift 7176); or give -a and -p.")
     String target;

@@ -98,6 +98,9 @@ final class ProbeCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
 
+    @Mixin
+    ToolLogging log = new ToolLogging();
+
     @Parameters(paramLabel = "HOST[:PORT]", description = "Peer (default port 7174, --wire ift 7176).")
     String target;
 

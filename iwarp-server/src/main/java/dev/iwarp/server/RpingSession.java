@@ -335,7 +335,11 @@ public final class RpingSession implements WireCompletionListener {
 
     @Override
     public String toString() {
+        // ours first (what the server did), then what the peer did to us (bench's Writes land only there)
+        WireConnection c = conn;
+        String theirs = c == null ? null : c.peerActivity();
         return "rping session " + peer + ": " + reads + " Reads (" + bytesRead + " octets), " + writes + " Writes ("
-                + bytesWritten + " octets), " + sends + " Sends (" + echoes + " echoes)";
+                + bytesWritten + " octets), " + sends + " Sends (" + echoes + " echoes)"
+                + (theirs == null ? "" : "; the peer: " + theirs);
     }
 }

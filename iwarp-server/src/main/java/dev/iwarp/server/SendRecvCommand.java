@@ -40,6 +40,9 @@ final class SendRecvCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
 
+    @Mixin
+    ToolLogging log = new ToolLogging();
+
     @Parameters(paramLabel = "HOST[:PORT]",
             description = "Peer (default port 7174, --wire vitcp 7175, --wire ift 7176; rdma_server listens on 7471).")
     String target;

@@ -217,6 +217,7 @@ final class ServeCommand implements Callable<Integer> {
             if (markers || pcap != null || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
             }
+            warnIfExposed();
             // the CRC option is always offered: the client decides (§3.6), unless --crc requires it
             ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
@@ -228,6 +229,7 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
             SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
+            warnIfExposed();
             return serveUntilSignal(RpingServer.start(config, SctpWire.server(metrics.observe(IwarpStack.builder()
                             .memoryBudget(budget).readResponseRate(readRate)).build(), sctp, true)), null);
         }
@@ -237,6 +239,7 @@ final class ServeCommand implements Callable<Integer> {
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
+        warnIfExposed();
         IwarpStack.Builder stack = metrics.observe(IwarpStack.builder().memoryBudget(budget).readResponseRate(readRate));
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
@@ -257,6 +260,33 @@ final class ServeCommand implements Callable<Integer> {
             }
             throw e;
         }
+    }
+
+    private void warnIfExposed() {
+        String exposure = exposureWarning(address, tls.authenticatesClients());
+        if (exposure != null) {
+            LOG.warn(exposure);
+        }
+    }
+
+    /**
+     * The warning serve logs first when it can be reached from other hosts and admits anyone (no client
+     * certificate, pin or PSK), or null when it listens on loopback only or authenticates its clients.
+     */
+    static String exposureWarning(String address, boolean authenticatesClients) {
+        java.net.InetAddress a;
+        try {
+            a = java.net.InetAddress.getByName(address);
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+        if (a.isLoopbackAddress() || authenticatesClients) {
+            return null;
+        }
+        String where = a.isAnyLocalAddress() ? "all interfaces" : address;
+        return "listening on " + where + " without authentication: any host that reaches this port can connect "
+                + "and read and write its target region (--address 127.0.0.1 keeps it local; --tls with --trust, "
+                + "--pin or --psk-file admits only known clients)";
     }
 
     /** Starts the server; a taken port becomes an error that names it. */

@@ -61,6 +61,11 @@ final class TlsOptions {
         return tls;
     }
 
+    /** True when serve admits only clients that prove who they are: a client certificate or pin, or a PSK. */
+    boolean authenticatesClients() {
+        return tls && (trust != null || pin != null || pskFile != null || pskEnv != null);
+    }
+
     /** The options make sense together, and only with --tls on the iWARP wire; else IllegalArgumentException. */
     void check(boolean vitcp) {
         boolean any = cert != null || key != null || trust != null || pin != null || pskFile != null || pskEnv != null
@@ -86,6 +91,46 @@ final class TlsOptions {
         if (pin != null) {
             TlsCertificates.parseFingerprint(pin); // the format error, now
         }
+        readableFile("--cert", cert);
+        readableFile("--key", key);
+        readableFile("--trust", trust);
+        readableFile("--psk-file", pskFile);
+    }
+
+    /** A file option names its file and what is wrong with it: missing, a directory, or unreadable. */
+    static void readableFile(String option, Path file) {
+        if (file == null) {
+            return;
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(option + " " + file + ": no such file");
+        }
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(option + " " + file + ": is a directory, not a file");
+        }
+        if (!Files.isReadable(file)) {
+            throw new IllegalArgumentException(option + " " + file + ": not readable (permission denied)");
+        }
+    }
+
+    /** Reads one file option; a failure names the option, the file and the problem. */
+    private static void load(String option, Path file, FileLoad load) {
+        try {
+            load.run();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(option + " " + file + ": cannot be read ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")", e);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith(option)) {
+                throw (IllegalArgumentException) e;
+            }
+            throw new IllegalArgumentException(option + " " + file + ": not usable ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")", e);
+        }
+    }
+
+    private interface FileLoad {
+        void run() throws IOException, GeneralSecurityException;
     }
 
     private static boolean isPkcs12(Path p) {
@@ -100,9 +145,7 @@ final class TlsOptions {
 
     private TlsPsk psk() throws IOException {
         if (pskFile != null) {
-            if (!Files.isReadable(pskFile)) {
-                throw new IllegalArgumentException("--psk-file " + pskFile + ": no such readable file");
-            }
+            readableFile("--psk-file", pskFile);
             return TlsPsk.fromFile(pskFile);
         }
         String v = System.getenv(pskEnv);
@@ -123,13 +166,13 @@ final class TlsOptions {
         }
         if (cert != null) {
             if (isPkcs12(cert)) {
-                b.identityPkcs12(cert, p12Password());
+                load("--cert", cert, () -> b.identityPkcs12(cert, p12Password()));
             } else {
-                b.identityPem(key, cert);
+                load("--cert " + cert + " with --key", key, () -> b.identityPem(key, cert));
             }
         }
         if (trust != null) {
-            b.trust(trust, p12Password());
+            load("--trust", trust, () -> b.trust(trust, p12Password()));
         }
         if (pin != null) {
             b.pin(pin);

@@ -97,6 +97,14 @@ public final class QueuePair {
         return engine.stream().peerTerminate;
     }
 
+    /**
+     * What the peer did to us on this stream so far: RDMA Writes placed, Read Requests answered, Sends received.
+     * Counted on the event loop: call it there (a completion callback, a close listener) or after the channel closed.
+     */
+    public PeerActivity peerActivity() {
+        return engine.stream().responder.peerActivity();
+    }
+
     /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */
     public Future<Void> close() {
         return engine.closeGracefully();

@@ -365,7 +365,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             stream.observer.transferred(stream.ctx.channel(), true, op, payload.readableBytes(), last);
         }
         if (op == RdmapOpcode.RDMA_WRITE) {
-            stream.responder.onWrite(stag, to, payload);
+            stream.responder.onWrite(stag, to, last, payload);
         } else {
             stream.requester.onReadResponse(stag, to, last, payload);
         }

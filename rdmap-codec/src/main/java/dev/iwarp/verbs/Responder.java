@@ -45,6 +45,13 @@ final class Responder {
     private final ConcurrentLinkedQueue<RecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
     /** QN 0: Sends and Immediate Data into posted receives (RFC 5041 §5.3). */
     private UntaggedReceiveQueue<RecvRequest> receives;
+    /** What the peer did to us ({@link PeerActivity}); event loop only. */
+    private long peerWrites;
+    private long peerWriteOctets;
+    private long readsAnswered;
+    private long readOctetsAnswered;
+    private long sendsReceived;
+    private long sendOctetsReceived;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
     private MsnWindow inboundRequests;
     /** Promises of responses whose write was reported, for the next responses (issue 13). */
@@ -109,8 +116,11 @@ final class Responder {
      * An RDMA Write segment (RFC 5040 §4.3), its payload from {@code payload}'s reader index on: validated
      * against the STag table, then placed.
      */
-    void onWrite(int stag, long to, ByteBuf payload) {
+    void onWrite(int stag, long to, boolean last, ByteBuf payload) {
         int len = payload.readableBytes();
+        if (last) {
+            peerWrites++;
+        }
         if (len == 0) {
             return; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
         }
@@ -122,6 +132,13 @@ final class Responder {
                     "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
         }
         stream.table.lookup(stag).place(to, payload);
+        peerWriteOctets += len;
+    }
+
+    /** What the peer did to us so far; read it on the event loop (or once the channel closed). */
+    PeerActivity peerActivity() {
+        return new PeerActivity(peerWrites, peerWriteOctets, readsAnswered, readOctetsAnswered, sendsReceived,
+                sendOctetsReceived);
     }
 
     // ------------------------------------------------------------------ Read and Atomic Requests
@@ -179,6 +196,8 @@ final class Responder {
     }
 
     private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
+        readsAnswered++;
+        readOctetsAnswered += data.readableBytes();
         DdpOutboundMessage response = stream.wire.readResponse(sinkStag, sinkTo, data);
         if (stream.parameters.digestsPayload()) {
             // the source may be written (by any peer) while the response is out: the lower layer's CRC
@@ -282,6 +301,8 @@ final class Responder {
         if (op.invalidates()) {
             invalidate(stag); // RFC 5040 §5.3: invalidate before delivering
         }
+        sendsReceived++;
+        sendOctetsReceived += p.messageLength();
         stream.recvCq.addSuccess(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
                 p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent());
     }

@@ -356,6 +356,11 @@ public final class IwarpWire {
             return t == null ? null : "Terminate " + t.describe();
         }
 
+        @Override
+        public String peerActivity() {
+            return qp == null ? null : qp.peerActivity().toString();
+        }
+
         /** The negotiated MPA parameters. */
         public MpaParameters mpaParameters() {
             return qp.connectionParameters().framing(MpaParameters.class);

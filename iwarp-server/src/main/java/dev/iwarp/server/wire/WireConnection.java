@@ -54,4 +54,12 @@ public interface WireConnection {
     default String peerError() {
         return null;
     }
+
+    /**
+     * What the peer did to us, for a session's closing line ("3 Writes (3072 octets placed), 0 Reads answered
+     * (0 octets), 2 Sends (32 octets)"), or null where the wire does not count it. On the event loop or after close.
+     */
+    default String peerActivity() {
+        return null;
+    }
 }
