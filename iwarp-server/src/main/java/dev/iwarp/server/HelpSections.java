@@ -26,10 +26,12 @@ final class HelpSections {
     static final String LIMITS = "Limits (what one peer can make us hold)";
     static final String OUTPUT = "Output and diagnostics";
     static final String GENERAL = "General";
+    static final String IGNORED = "Accepted and ignored (perftest's own, meaningless here)";
     static final String OTHER = "Other options";
 
     /** Headings in the order help shows them; a heading with no option in a command is left out. */
-    static final List<String> ORDER = List.of(CONNECTION, RUN, MPA, TLS, VITCP, IFT, SCTP, LIMITS, OUTPUT, GENERAL);
+    static final List<String> ORDER = List.of(CONNECTION, RUN, MPA, TLS, VITCP, IFT, SCTP, LIMITS, OUTPUT, IGNORED,
+            GENERAL);
 
     /** Every option's heading, by its longest name (the same name means the same thing in every command). */
     static final Map<String, String> SECTION_OF = Map.ofEntries(
@@ -71,41 +73,62 @@ final class HelpSections {
 
             Map.entry("--pcap", OUTPUT), Map.entry("--trace", OUTPUT), Map.entry("--output", OUTPUT),
             Map.entry("--hist", OUTPUT), Map.entry("--metrics-port", OUTPUT), Map.entry("--log-format", OUTPUT),
-            Map.entry("--log-level", OUTPUT), Map.entry("--verbose", OUTPUT), Map.entry("--quiet", OUTPUT),
+            Map.entry("--log-level", OUTPUT), Map.entry("--metrics-address", OUTPUT), Map.entry("--jmx", OUTPUT), Map.entry("--verbose", OUTPUT), Map.entry("--quiet", OUTPUT),
 
             Map.entry("--help", GENERAL), Map.entry("--version", GENERAL));
 
+    /**
+     * Where perftest's commands (named as perftest names them) put an option whose name means something else in
+     * the other commands ({@code --bind} is SCTP's there), and their own options.
+     */
+    static final Map<String, String> PERFTEST_SECTION_OF = Map.ofEntries(
+            Map.entry("--rdma_cm", CONNECTION), Map.entry("--bind", CONNECTION),
+            Map.entry("--iters", RUN), Map.entry("--all", RUN), Map.entry("--tx-depth", RUN),
+            Map.entry("--rx-depth", RUN), Map.entry("--qp", RUN), Map.entry("--outs", RUN),
+            Map.entry("--report_gbits", OUTPUT), Map.entry("--CPU-freq", IGNORED), Map.entry("--ib-dev", IGNORED));
+
     /** Three examples per command: what it does, then the command line. */
-    static final Map<String, List<String[]>> EXAMPLES = Map.of(
-            "serve", List.of(
+    static final Map<String, List<String[]>> EXAMPLES = Map.ofEntries(
+            Map.entry("serve", List.of(
                     new String[] {"Serve on this host only (loopback), MPA on port 7174:",
                             "serve --address 127.0.0.1"},
                     new String[] {"Serve inside TLS, admitting only clients holding the pre-shared key:",
                             "serve --tls --psk-file psk.txt"},
-                    new String[] {"Serve VI/TCP on its default port 7175:", "serve --wire vitcp --address 127.0.0.1"}),
-            "ping", List.of(
+                    new String[] {"Serve VI/TCP on its default port 7175:", "serve --wire vitcp --address 127.0.0.1"})),
+            Map.entry("ping", List.of(
                     new String[] {"Three pings, each one's data shown and checked:", "ping 127.0.0.1 -C 3 -v -V"},
                     new String[] {"Against a Linux rping server, with CRC on:", "ping -a 192.0.2.7 -p 7174 --crc"},
-                    new String[] {"Over VI/TCP against serve --wire vitcp:", "ping --wire vitcp 127.0.0.1"}),
-            "demo", List.of(
+                    new String[] {"Over VI/TCP against serve --wire vitcp:", "ping --wire vitcp 127.0.0.1"})),
+            Map.entry("demo", List.of(
                     new String[] {"A server and a client in one process:", "demo"},
                     new String[] {"The same inside TLS (a self-signed certificate, pinned):", "demo --tls"},
-                    new String[] {"Over IFT, the traffic written to a pcap file:", "demo --wire ift --pcap demo.pcap"}),
-            "bench", List.of(
+                    new String[] {"Over IFT, the traffic written to a pcap file:", "demo --wire ift --pcap demo.pcap"})),
+            Map.entry("bench", List.of(
                     new String[] {"RDMA Writes of 64 KiB for 10 s:", "bench 127.0.0.1 --op write --duration 10"},
                     new String[] {"RDMA Reads on 4 connections, one JSON record:",
                             "bench 127.0.0.1 --op read --connections 4 --output json"},
-                    new String[] {"Sends of 1 KiB, every octet checked:", "bench 127.0.0.1 --op send --size 1024 --verify"}),
-            "probe", List.of(
+                    new String[] {"Sends of 1 KiB, every octet checked:", "bench 127.0.0.1 --op send --size 1024 --verify"})),
+            Map.entry("probe", List.of(
                     new String[] {"RDMA Write to an STag nobody advertised (expects Terminate 1/1/0x00):",
                             "probe 127.0.0.1 --case write-invalid-stag"},
                     new String[] {"A Send longer than any posted receive:", "probe 127.0.0.1 --case send-too-long"},
-                    new String[] {"The same Read violation over IFT:", "probe --wire ift 127.0.0.1 --case read-invalid-stag"}),
-            "sendrecv", List.of(
+                    new String[] {"The same Read violation over IFT:", "probe --wire ift 127.0.0.1 --case read-invalid-stag"})),
+            Map.entry("sendrecv", List.of(
                     new String[] {"Against serve --echo (a default serve reads 16-octet Sends as rping advertisements):",
                             "sendrecv 127.0.0.1"},
                     new String[] {"Against librdmacm's rdma_server (port 7471):", "sendrecv 192.0.2.7:7471"},
-                    new String[] {"Ten Sends of 4 KiB:", "sendrecv 127.0.0.1 --count 10 --size 4096"}));
+                    new String[] {"Ten Sends of 4 KiB:", "sendrecv 127.0.0.1 --count 10 --size 4096"})),
+            perftest("ib_write_bw", "RDMA Write bandwidth"), perftest("ib_read_bw", "RDMA Read bandwidth"),
+            perftest("ib_send_bw", "Send bandwidth"), perftest("ib_write_lat", "RDMA Write latency"),
+            perftest("ib_read_lat", "RDMA Read latency"), perftest("ib_send_lat", "Send latency"));
+
+    /** A perftest command's three examples: server, client, and every size. */
+    private static Map.Entry<String, List<String[]>> perftest(String name, String what) {
+        return Map.entry(name, List.of(
+                new String[] {"Server for a stock or our " + name + " client (port 18515):", name + " -R"},
+                new String[] {what + " against that server, 4 KiB messages:", name + " -R -s 4096 127.0.0.1"},
+                new String[] {"Every size from 2 octets to 8 MiB, against our own server:", name + " -R -a 127.0.0.1"}));
+    }
 
     static final String SECTION_KEY_EXAMPLES = "examples";
 
@@ -135,6 +158,13 @@ final class HelpSections {
 
     /** The heading of {@code option}, or {@link #OTHER} when the table does not name it. */
     static String sectionOf(OptionSpec option) {
+        CommandLine.Model.CommandSpec command = option.command();
+        if (command != null && command.name().startsWith("ib_")) {
+            String s = PERFTEST_SECTION_OF.get(option.longestName());
+            if (s != null) {
+                return s;
+            }
+        }
         return SECTION_OF.getOrDefault(option.longestName(), OTHER);
     }
 

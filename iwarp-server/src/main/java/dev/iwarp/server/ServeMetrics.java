@@ -87,8 +87,9 @@ final class ServeMetrics implements RdmaObserver, AutoCloseable {
 
     /** Memory committed on peers' behalf (registered regions' backing, queued responses), in bytes. */
     void peerMemoryCommitted(LongSupplier committed) {
+        // held strongly: a gauge keeps only a weak reference to its state, and a lambda has no other holder
         Gauge.builder("iwarp.peer.memory.committed", committed, s -> s.getAsLong()).baseUnit("bytes")
-                .description("memory committed on peers' behalf").register(registry);
+                .strongReference(true).description("memory committed on peers' behalf").register(registry);
     }
 
     /** The budget peers' commitments draw from: what is committed, its limit, and the reservations it refused. */

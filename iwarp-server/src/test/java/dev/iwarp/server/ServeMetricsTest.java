@@ -23,8 +23,10 @@ class ServeMetricsTest {
     @Test
     void countersMoveWithTrafficAndTerminates() throws Exception {
         ServeMetrics metrics = new ServeMetrics(false);
+        dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(64 << 20);
+        metrics.peerMemoryBudget(budget);
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).observer(metrics).build(), true);
+                IwarpStack.builder().threads(1).observer(metrics).memoryBudget(budget).build(), true);
              IwarpStack client = IwarpStack.builder().threads(1).build();
              MetricsHttpServer http = MetricsHttpServer.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape)) {
             metrics.bind(server);
@@ -32,6 +34,8 @@ class ServeMetricsTest {
             String before = get(url + "/metrics", 200);
             assertEquals(0, value(before, "iwarp_connections_accepted_total", ""), before);
             assertEquals(0, value(before, "iwarp_messages_total", "direction=\"in\",op=\"send\""), before);
+            assertEquals(64 << 20, value(before, "iwarp_peer_memory_budget_bytes", ""), before);
+            assertEquals(0, value(before, "iwarp_peer_memory_committed_bytes", ""), before);
 
             StringWriter ping = new StringWriter();
             assertTrue(PingCommand.run(IwarpWire.client(client), server.localAddress(), 3, 100, true, false, 10_000,
@@ -39,6 +43,10 @@ class ServeMetricsTest {
             Thread.sleep(200); // the server's last completions
             String after = get(url + "/metrics", 200);
             assertEquals(1, value(after, "iwarp_connections_accepted_total", ""), after);
+            // the session's target and buffers were held from the budget while it was open, given back at its close
+            assertEquals(0, budget.committed(), budget::toString);
+            assertEquals(0, value(after, "iwarp_peer_memory_committed_bytes", ""), after);
+            assertEquals(0, value(after, "iwarp_peer_memory_refused_total", ""), after);
             // rping: per iteration the client Sends its buffer's advertisement twice, serve Reads 100 octets
             // from it and Writes them back
             assertTrue(value(after, "iwarp_messages_total", "direction=\"in\",op=\"send\"") >= 6, after);
