@@ -18,12 +18,14 @@ final class SctpBootstraps {
     private SctpBootstraps() {
     }
 
+    @SuppressWarnings("deprecation") // the NIO SCTP channels size their receive buffers through RCVBUF_ALLOCATOR
     static Bootstrap client(EventLoopGroup group, SctpFraming framing) {
         return new Bootstrap().group(group).channelFactory((ChannelFactory<ShimSctpChannel>) () -> new ShimSctpChannel(framing.settings()))
                 .option(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers(framing))
                 .localAddress(framing.localAddress());
     }
 
+    @SuppressWarnings("deprecation")
     static ServerBootstrap server(EventLoopGroup group, SctpFraming framing) {
         return new ServerBootstrap().group(group).channelFactory((ChannelFactory<ShimSctpServerChannel>) () -> new ShimSctpServerChannel(framing.settings()))
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers(framing));

@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * while the other is itself inside a write, the reader's read is re-queued behind any close the writer
  * queues next, and the close drops the unread message (seen as a Terminate that never arrived).
  */
+@SuppressWarnings("try") // close() waits for the event loops to stop, so it may be interrupted
 final class SctpPair implements AutoCloseable {
     final RdmaDevice serverDevice = new RdmaDevice();
     final RdmaDevice clientDevice = new RdmaDevice();

@@ -41,6 +41,7 @@ final class DemoCommand implements Callable<Integer> {
             description = "Write the server's TCP traffic (both directions) to this pcap file, as serve --pcap does (iWARP and IFT).")
     Path pcap;
 
+    @SuppressWarnings("try") // the capture is closed last, after the server
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();

@@ -40,6 +40,7 @@ public final class Main {
     }
 
     /** Runs the command line with output to {@code out} and errors to {@code err}; returns the exit code. */
+    @SuppressWarnings("try") // the tool's logging is restored when the command returns
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main());
         for (CommandLine sub : cl.getSubcommands().values()) {

@@ -164,6 +164,7 @@ class IftCommandsTest {
         }
     }
 
+    @SuppressWarnings("try") // the stack is held open by the try, used through the wire
     @Test
     void anIftPeerWithoutSetupSendIsNotAServe() throws Exception {
         try (IwarpStack peerStack = IwarpStack.builder().threads(1).build();

@@ -47,6 +47,7 @@ class OutOfMemoryExitTest {
         assertTrue(exits.get(0).endsWith("exiting with status 3"), exits.get(0));
     }
 
+    @SuppressWarnings("deprecation") // a plain (non-I/O) event loop runs the task, as Netty's own loops do
     @Test
     void anErrorInAnEventLoopTaskEndsTheProcessOnce() throws Exception {
         // whether Netty logs the task's error and goes on or lets it end the thread, the exit sees it

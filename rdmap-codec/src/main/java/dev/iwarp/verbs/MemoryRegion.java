@@ -50,7 +50,7 @@ public final class MemoryRegion {
 
     /** Octets registered. */
     public int length() {
-        return (int) tagged.length();
+        return tagged.length();
     }
 
     /** The access rights granted at registration. */

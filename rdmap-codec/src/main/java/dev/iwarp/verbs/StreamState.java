@@ -121,6 +121,7 @@ final class StreamState {
         terminate(TerminateMessage.forError(cause, offending, readRequest), what);
     }
 
+    @SuppressWarnings("try") // the Terminate's fields are in the MDC while the try's body logs
     void terminate(TerminateMessage t, String what) {
         if (state == QpState.TERMINATE || state == QpState.ERROR) {
             return;
@@ -149,6 +150,7 @@ final class StreamState {
      * RFC 5040 §5.4: the peer's Terminate (its RDMAP payload: {@code terminate}) stops the stream; it is
      * not answered.
      */
+    @SuppressWarnings("try")
     void onPeerTerminate(ByteBuf terminate) {
         TerminateMessage t;
         try {

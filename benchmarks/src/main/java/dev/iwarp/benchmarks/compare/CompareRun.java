@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
  * exposes what {@link Compare} samples: messages, octets, round-trip times, the two event-loop threads.
  * Counters are written by one event loop only and read by the measuring thread.
  */
+@SuppressWarnings("try") // close() waits for the event loops to stop, so it may be interrupted
 abstract class CompareRun implements AutoCloseable {
     final CompareCase c;
     volatile boolean stopped;

@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
  *       each receive and Sends a credit every {@code depth / 2} messages.</li>
  * </ul>
  */
+@SuppressWarnings("try") // close() waits for the event loops to stop, so it may be interrupted
 final class OursRun extends CompareRun {
     private static final int RECV_SLOTS = 2;
 

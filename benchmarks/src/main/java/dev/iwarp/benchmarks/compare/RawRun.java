@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
  *       coalescing (one flush per batch written, one per read batch).</li>
  * </ul>
  */
+@SuppressWarnings("try") // close() waits for the event loops to stop, so it may be interrupted
 final class RawRun extends CompareRun {
     private EventLoopGroup serverGroup;
     private EventLoopGroup clientGroup;

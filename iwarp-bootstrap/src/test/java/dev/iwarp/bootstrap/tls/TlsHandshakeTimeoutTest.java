@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TlsHandshakeTimeoutTest {
     private static final long TIMEOUT_MILLIS = 500;
 
+    @SuppressWarnings("try") // held open by the try, never read
     @Test
     void clientGivesUpOnASilentServer() throws Exception {
         try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
