@@ -70,9 +70,9 @@ final class ServeCommand implements Callable<Integer> {
     boolean p2p;
 
     @Option(names = "--max-connections", description = "Connections served at once; more get an MPA reject (default: "
-            + "as many as 15/16 of --memory-budget holds at the most one connection can make serve commit: "
-            + "--target-size + 2 x 64 KiB session buffers + 1 MiB bench receives + 768 KiB queued responses, "
-            + "2.875 MiB with the default target; serve logs the figures at start).")
+            + "as many as 15/16 of --memory-budget gives their 2 x 64 KiB session buffers; what a session "
+            + "commits beyond them is drawn from the budget and refused when it runs short; serve logs the "
+            + "figures at start).")
     @Range
     Integer maxConnections;
 
@@ -200,11 +200,11 @@ final class ServeCommand implements Callable<Integer> {
         dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(budgetOctets);
         metrics.budget(budget);
         int connections = maxConnections != null ? maxConnections
-                : ServerMemory.defaultMaxConnections(budgetOctets, targetSize, sharedTarget);
+                : ServerMemory.defaultMaxConnections(budgetOctets);
         LOG.info("memory budget {}{}; {} connections at most{} (each can make serve commit {})",
                 ServerMemory.human(budgetOctets), memoryBudget != null ? "" : " (3/4 of the "
                         + ServerMemory.human(ServerMemory.maxDirectMemory()) + " direct-memory limit)", connections,
-                maxConnections != null ? "" : " (15/16 of the budget / per connection)",
+                maxConnections != null ? "" : " (15/16 of the budget / 128 KiB of session buffers)",
                 ServerMemory.human(ServerMemory.perConnection(targetSize, sharedTarget)));
         ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
                 ird, ord, p2p, connections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,

@@ -41,9 +41,14 @@ final class ServerMemory {
                 + IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high();
     }
 
-    /** Default --max-connections: as many as the budget less its headroom holds at their worst case, at least 1. */
-    static int defaultMaxConnections(long budget, int targetSize, boolean sharedTarget) {
-        long n = (budget - budget / HEADROOM_DIVISOR) / perConnection(targetSize, sharedTarget);
+    /**
+     * Default --max-connections: as many sessions as the budget less its headroom gives their two session buffers,
+     * at least 1. Not their worst case: what a session commits beyond those buffers (its target as it is touched, a
+     * bench ring) is drawn from the budget and refused when it runs short, so sizing the connection count by the
+     * worst case would only turn idle peers away (10,000 idle connections hold no buffer memory at all).
+     */
+    static int defaultMaxConnections(long budget) {
+        long n = (budget - budget / HEADROOM_DIVISOR) / SESSION_BUFFERS;
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, n));
     }
 

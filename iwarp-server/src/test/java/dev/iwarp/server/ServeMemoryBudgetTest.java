@@ -35,11 +35,12 @@ class ServeMemoryBudgetTest {
         long budget = ServerMemory.defaultBudget(256L * MIB);
         assertEquals(192L * MIB, budget, "3/4 of -XX:MaxDirectMemorySize=256m");
         assertEquals(MIB + 128 * 1024 + MIB + 768 * 1024, ServerMemory.perConnection(MIB, false), "2.875 MiB");
-        assertEquals(62, ServerMemory.defaultMaxConnections(budget, MIB, false), "(192 - 12) MiB / 2.875 MiB");
+        assertEquals(1440, ServerMemory.defaultMaxConnections(budget), "(192 - 12) MiB / 128 KiB");
         long atDefaultHeap = ServerMemory.defaultBudget(5_900L * MIB);
-        int connections = ServerMemory.defaultMaxConnections(atDefaultHeap, MIB, false);
-        assertTrue((long) connections * ServerMemory.perConnection(MIB, false) <= atDefaultHeap,
-                connections + " connections at their worst case fit the budget");
+        int connections = ServerMemory.defaultMaxConnections(atDefaultHeap);
+        assertTrue(connections >= 10_000, connections + ": 10,000 idle connections fit the defaults");
+        assertTrue((long) connections * ServerMemory.SESSION_BUFFERS <= atDefaultHeap,
+                connections + " connections' session buffers fit the budget");
         assertEquals(64L * 1024, ServerMemory.parseSize("--memory-budget", "64k"));
         assertEquals(4L << 30, ServerMemory.parseSize("--memory-budget", "4G"));
         assertThrows(IllegalArgumentException.class, () -> ServerMemory.parseSize("--memory-budget", "lots"));
