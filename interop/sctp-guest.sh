@@ -14,6 +14,8 @@ set -euo pipefail
 JAR=${1:?usage: $0 iwarp-server.jar [TEST_CLASSES]}
 # iwarp-server's compiled test classes: dev.iwarp.server.SctpOperationsCheck (every RDMA operation)
 CLASSES=${2:-$(dirname "$JAR")/test-classes}
+# the guest command's time limit in seconds (boot not included); .ci/run's timeout 300 leaves room for boot
+LIMIT=${SCTP_GUEST_TIMEOUT:-280}
 HERE=$(cd "$(dirname "$0")" && pwd)
 VM=${SCTP_VM:-$HERE/../../shared/interop/sctp-vm}
 [[ -d $VM ]] || VM=/work/shared/interop/sctp-vm
@@ -25,15 +27,17 @@ mkdir -p "$SHARE/classes/dev/iwarp/server"
 cp "$CLASSES"/dev/iwarp/server/SctpOperationsCheck*.class "$SHARE/classes/dev/iwarp/server/"
 cat > "$SHARE/guest.sh" <<'GUEST'
 set -u
+START=$(date +%s) LIMIT=$(cat /host/limit)
 cp /host/iwarp-server.jar /tmp/ && mkdir -p /host/logs && cd /host/logs
 J="java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar /tmp/iwarp-server.jar"
 fail=0
-check() { if [ "$1" = "$2" ]; then echo "OK   $3"; else echo "FAIL $3 (exit $1, expected $2)"; fail=1; fi; }
+check() { if [ "$1" = "$2" ]; then echo "OK   $3 [at $(( $(date +%s) - START )) s]"; else echo "FAIL $3 (exit $1, expected $2) [at $(( $(date +%s) - START )) s]"; fail=1; fi; }
 tcpdump -U -i lo -n -s 0 -c 400 -w /host/assoc.pcap sctp 2>/dev/null &
 TD=$!
 $J serve --wire sctp --address 0.0.0.0 > serve.log 2>&1 &
 SERVE=$!
 for i in $(seq 1 60); do grep -q "listening" serve.log && break; sleep 1; done
+echo "     serve listening [at $(( $(date +%s) - START )) s]"
 t0=$(date +%s)
 $J ping --wire sctp --bind 127.0.0.1 -C 3 -S 1000 -v -V 127.0.0.1 > ping4.log 2>&1; check $? 0 "ping IPv4 over SCTP ($(( $(date +%s) - t0 )) s)"
 sleep 1; kill $TD 2>/dev/null
@@ -53,18 +57,33 @@ kill $SERVE; wait $SERVE 2>/dev/null
 cp -r /host/classes /tmp/ops
 t0=$(date +%s)
 java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --add-opens jdk.sctp/sun.nio.ch.sctp=ALL-UNNAMED \
-    -cp /tmp/iwarp-server.jar:/tmp/ops dev.iwarp.server.SctpOperationsCheck > ops.log 2>&1
+    -cp /tmp/iwarp-server.jar:/tmp/ops dev.iwarp.server.SctpOperationsCheck > ops.log 2>&1 &
+OPS=$!
+# stop it (thread dump first: the jlink JRE has no jstack, SIGQUIT prints one to ops.log) with time left
+# to report, before the guest's own timeout ends everything silently
+while kill -0 $OPS 2>/dev/null && [ $(( $(date +%s) - START )) -lt $(( LIMIT - 15 )) ]; do sleep 1; done
+if kill -0 $OPS 2>/dev/null; then
+  echo "SctpOperationsCheck still running after $(( $(date +%s) - t0 )) s: thread dump in ops.log, stopped"
+  kill -3 $OPS; sleep 3; kill $OPS
+fi
+wait $OPS
 check $? 0 "every RDMA operation over SCTP at 0, 1, MULPDU-1..+1, 1 MiB, 16 MiB ($(( $(date +%s) - t0 )) s)"
 grep -E "^(OK|FAIL) " ops.log
 for f in ping4 ping6 noind rdmaonly srv0; do echo "--- $f"; tail -3 $f.log; done
 echo "guest-result $fail"
 GUEST
 start=$(date +%s)
-OUT=$(bash "$VM/run.sh" -q --share "$SHARE" --timeout 280 -- 'bash /host/guest.sh' 2>&1) || true
+echo "$LIMIT" > "$SHARE/limit"
+OUT=$(bash "$VM/run.sh" -q --share "$SHARE" --timeout "$LIMIT" -- 'bash /host/guest.sh' 2>&1) || true
 echo "$OUT"
 echo "guest wall time: $(( $(date +%s) - start )) s"
 if ! grep -q "guest-result 0" <<<"$OUT"; then
-  for f in "$SHARE"/logs/*.log; do echo "--- $(basename "$f")"; grep -m3 -B2 -A6 "Exception" "$f" | head -20; tail -8 "$f"; done
+  for f in "$SHARE"/logs/*.log; do
+    [[ $f == */ops.log ]] && continue
+    echo "--- $(basename "$f")"; { grep -m3 -B2 -A6 "Exception" "$f" || true; } | head -20; tail -8 "$f"
+  done
+  # SctpOperationsCheck's whole output: where it stopped, and the thread dump if it was stopped
+  [[ -f $SHARE/logs/ops.log ]] && { echo "--- ops.log (whole)"; cat "$SHARE/logs/ops.log"; }
   echo "sctp-guest: FAILED in the guest" >&2
   exit 1
 fi
