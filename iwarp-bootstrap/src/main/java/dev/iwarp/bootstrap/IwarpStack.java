@@ -69,13 +69,16 @@ public final class IwarpStack implements AutoCloseable {
     private final int threads;
     private final WriteBufferWaterMark waterMark;
     private EventLoopGroup sctpGroup;
+    private final java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers;
 
     private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook,
-                       WriteBufferWaterMark waterMark) {
+                       WriteBufferWaterMark waterMark,
+                       java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers) {
         this.transport = transport;
         this.threads = threads;
         this.waterMark = waterMark;
-        this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
+        this.ioHandlers = ioHandlers;
+        this.group = new MultiThreadIoEventLoopGroup(threads, ioHandlers.apply(transport.ioHandlerFactory()));
         this.channelHook = channelHook;
         this.framingHook = framingHook;
     }
@@ -257,7 +260,8 @@ public final class IwarpStack implements AutoCloseable {
      */
     private synchronized EventLoopGroup sctpGroup() {
         if (sctpGroup == null) {
-            sctpGroup = transport == Transport.NIO ? group : new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+            sctpGroup = transport == Transport.NIO ? group : new MultiThreadIoEventLoopGroup(threads,
+                    ioHandlers.apply(NioIoHandler.newFactory()));
         }
         return sctpGroup;
     }
@@ -283,6 +287,8 @@ public final class IwarpStack implements AutoCloseable {
         private WriteBufferWaterMark waterMark = DEFAULT_WRITE_BUFFER_WATER_MARK;
         private MemoryBudget memoryBudget;
         private long readResponseRate;
+        private java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers =
+                java.util.function.UnaryOperator.identity();
 
         /** The transport to use instead of the best available. */
         public Builder transport(Transport transport) {
@@ -331,6 +337,15 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Wraps the I/O handler factory of the stack's event loops (default: none), e.g. to measure how long each
+         * loop is busy (serve's metrics): the wrapper sees every loop's I/O pass, never a message.
+         */
+        public Builder ioHandlerFactory(java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> wrapper) {
+            this.ioHandlers = Objects.requireNonNull(wrapper);
+            return this;
+        }
+
         public Builder writeBufferWaterMark(WriteBufferWaterMark waterMark) {
             this.waterMark = Objects.requireNonNull(waterMark);
             return this;
@@ -364,7 +379,7 @@ public final class IwarpStack implements AutoCloseable {
                 dev.iwarp.verbs.RdmaObserver o = observer;
                 hook = hook.andThen(ch -> ch.attr(dev.iwarp.verbs.RdmaObserver.KEY).set(o));
             }
-            IwarpStack stack = new IwarpStack(transport, threads, hook, framingHook, waterMark);
+            IwarpStack stack = new IwarpStack(transport, threads, hook, framingHook, waterMark, ioHandlers);
             stack.device().setMemoryBudget(memoryBudget);
             stack.device().setReadResponseRate(readResponseRate);
             return stack;

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@code serve}'s bounds on what peers may hold, the same for every wire. A {@link Head} at the front of each accepted
@@ -47,10 +48,13 @@ final class ConnectionGuard {
     private final long deadlineNanos;
     private final long firstOctetNanos;
     private final long drainNanos;
+    private final long startupNanos;
     private final AggregatedLog refusals;
     private final AtomicInteger startups = new AtomicInteger();
     private final ConcurrentHashMap<SourcePrefix, Source> perSource = new ConcurrentHashMap<>();
     private final AtomicLong refused = new AtomicLong();
+    /** Connections refused or closed, per {@link RefusalCause} ordinal. */
+    private final AtomicLongArray byCause = new AtomicLongArray(RefusalCause.values().length);
     private final AtomicInteger admissions = new AtomicInteger();
     private final AtomicLong timerRuns = new AtomicLong();
 
@@ -80,7 +84,16 @@ final class ConnectionGuard {
     }
 
     ConnectionGuard(ServerLimits limits, long idleTimeoutSec, AggregatedLog refusals) {
+        this(limits, idleTimeoutSec, 0, refusals);
+    }
+
+    /**
+     * {@code startupTimeoutMs}: the framing's startup timeout (it closes the connection itself); a connection that
+     * closes still in startup at least this long after TCP accepted it is counted as closed by it (0: never).
+     */
+    ConnectionGuard(ServerLimits limits, long idleTimeoutSec, long startupTimeoutMs, AggregatedLog refusals) {
         this.limits = limits;
+        this.startupNanos = TimeUnit.MILLISECONDS.toNanos(startupTimeoutMs);
         this.idleNanos = TimeUnit.SECONDS.toNanos(idleTimeoutSec);
         this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(limits.messageDeadlineMs());
         this.firstOctetNanos = TimeUnit.MILLISECONDS.toNanos(limits.firstOctetTimeoutMs());
@@ -107,6 +120,12 @@ final class ConnectionGuard {
         return refused.get();
     }
 
+    /** Connections refused at accept or closed by a timeout for {@code cause} ({@link RefusalCause#MAX_CONNECTIONS}
+     * and {@link RefusalCause#MEMORY_BUDGET} are counted elsewhere: always 0 here). */
+    long refused(RefusalCause cause) {
+        return byCause.get(cause.ordinal());
+    }
+
     /** Connections now in startup. */
     int inStartup() {
         return startups.get();
@@ -123,30 +142,50 @@ final class ConnectionGuard {
 
     /** Admits a new connection (in startup) from {@code source}, or says why not. */
     String admit(InetAddress source) {
-        return admit(prefixOf(source), false);
+        RefusalCause c = admit(prefixOf(source), false);
+        return c == null ? null : refusal(c);
     }
 
-    /** As above; {@code tls}: the connection begins a TLS handshake, counted against the per-prefix rate. */
-    private String admit(SourcePrefix prefix, boolean tls) {
+    /** The line logged for a connection refused for {@code cause} at accept. */
+    private String refusal(RefusalCause cause) {
+        switch (cause) {
+            case MAX_STARTUPS:
+                return "refused: " + limits.maxStartups() + " connections already in startup (--max-startups)";
+            case MAX_PER_SOURCE:
+                return "refused: " + limits.maxPerSource() + " connections from one source prefix already "
+                        + "(--max-per-source, --source-prefix-v4/-v6)";
+            case MAX_STARTUPS_PER_SOURCE:
+                return "refused: " + limits.maxStartupsPerSource() + " connections from one source prefix "
+                        + "already in startup (--max-startups-per-source)";
+            case TLS_HANDSHAKE_RATE:
+                return "refused: " + limits.tlsHandshakesPerSec() + " TLS handshakes from one source prefix "
+                        + "in the last second (--tls-handshake-rate)";
+            default:
+                throw new IllegalArgumentException("not an admission limit: " + cause);
+        }
+    }
+
+    /**
+     * As above; {@code tls}: the connection begins a TLS handshake, counted against the per-prefix rate. Returns
+     * the limit that refuses it, or null.
+     */
+    private RefusalCause admit(SourcePrefix prefix, boolean tls) {
         if (admissions.incrementAndGet() % SWEEP_INTERVAL == 0) {
             sweep();
         }
         if (!reserveStartup()) {
-            return "refused: " + limits.maxStartups() + " connections already in startup (--max-startups)";
+            return RefusalCause.MAX_STARTUPS;
         }
-        String[] refusal = new String[1];
+        RefusalCause[] refusal = new RefusalCause[1];
         long now = System.nanoTime();
         perSource.compute(prefix, (p, s) -> {
             Source c = s != null ? s : new Source();
             if (limits.maxPerSource() > 0 && c.connections >= limits.maxPerSource()) {
-                refusal[0] = "refused: " + limits.maxPerSource() + " connections from one source prefix already "
-                        + "(--max-per-source, --source-prefix-v4/-v6)";
+                refusal[0] = RefusalCause.MAX_PER_SOURCE;
             } else if (limits.maxStartupsPerSource() > 0 && c.startups >= limits.maxStartupsPerSource()) {
-                refusal[0] = "refused: " + limits.maxStartupsPerSource() + " connections from one source prefix "
-                        + "already in startup (--max-startups-per-source)";
+                refusal[0] = RefusalCause.MAX_STARTUPS_PER_SOURCE;
             } else if (tls && limits.tlsHandshakesPerSec() > 0 && !c.handshake(now, limits.tlsHandshakesPerSec())) {
-                refusal[0] = "refused: " + limits.tlsHandshakesPerSec() + " TLS handshakes from one source prefix "
-                        + "in the last second (--tls-handshake-rate)";
+                refusal[0] = RefusalCause.TLS_HANDSHAKE_RATE;
             } else {
                 c.connections++;
                 c.startups++;
@@ -216,6 +255,8 @@ final class ConnectionGuard {
         private SourcePrefix prefix;
         private boolean counted;
         private boolean refusedHere;
+        /** Closed by one of this guard's timers (counted under its cause). */
+        private boolean closedHere;
         private boolean inStartup;
         private boolean started;
         private boolean firstOctetSeen;
@@ -247,10 +288,11 @@ final class ConnectionGuard {
             InetAddress source = addressOf(ctx.channel().remoteAddress());
             if (source != null) {
                 prefix = prefixOf(source);
-                String refusal = admit(prefix, ctx.pipeline().get(dev.iwarp.bootstrap.tls.TlsLayer.TLS) != null);
+                RefusalCause refusal = admit(prefix, ctx.pipeline().get(dev.iwarp.bootstrap.tls.TlsLayer.TLS) != null);
                 if (refusal != null) {
                     refused.incrementAndGet();
-                    refusals.warn(source.getHostAddress() + " (" + prefix + ")", refusal);
+                    byCause.incrementAndGet(refusal.ordinal());
+                    refusals.warn(source.getHostAddress() + " (" + prefix + ")", refusal(refusal));
                     refusedHere = true;
                     ctx.close();
                     return; // never reaches the framing
@@ -381,16 +423,21 @@ final class ConnectionGuard {
                 return;
             }
             expiredOnce = false;
+            RefusalCause cause;
             if (firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos) {
+                cause = RefusalCause.FIRST_OCTET_TIMEOUT;
                 LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
                         TimeUnit.NANOSECONDS.toMillis(now - acceptedAt));
             } else if (drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos) {
+                cause = RefusalCause.DRAIN_TIMEOUT;
                 LOG.info("{} read nothing of what we sent for {} s (--drain-timeout); closing", peer,
                         TimeUnit.NANOSECONDS.toSeconds(now - unwritableSince));
             } else if (started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos) {
+                cause = RefusalCause.MESSAGE_DEADLINE;
                 LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", peer,
                         TimeUnit.NANOSECONDS.toMillis(now - partialSince));
             } else if (started && idleNanos > 0 && now - lastActivity >= idleNanos) {
+                cause = RefusalCause.IDLE_TIMEOUT;
                 LOG.info("{} moved no data for {} s (--idle-timeout); closing", peer,
                         TimeUnit.NANOSECONDS.toSeconds(now - lastActivity));
             } else {
@@ -412,6 +459,8 @@ final class ConnectionGuard {
                 }
                 return;
             }
+            closedHere = true;
+            byCause.incrementAndGet(cause.ordinal());
             ctx.close();
         }
 
@@ -431,6 +480,11 @@ final class ConnectionGuard {
             if (inStartup) {
                 inStartup = false;
                 leftStartup(prefix);
+                if (!closedHere && startupNanos > 0 && now() - acceptedAt >= startupNanos) {
+                    // the framing's startup timer closed it (MPA's, the IFT adaption's or the VI/TCP Incoming
+                    // timeout), or the peer gave up as late: the guard does not see which, only that it was late
+                    byCause.incrementAndGet(RefusalCause.STARTUP_TIMEOUT.ordinal());
+                }
             }
             if (counted) {
                 counted = false;

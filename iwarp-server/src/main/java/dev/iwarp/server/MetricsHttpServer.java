@@ -71,7 +71,8 @@ final class MetricsHttpServer implements AutoCloseable {
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
-        group.shutdownGracefully().syncUninterruptibly();
+        group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly(); // no quiet period: 
+        // a scrape in flight is cut short, nothing else waits on this loop
     }
 
     private static final class Scrape extends SimpleChannelInboundHandler<FullHttpRequest> {

@@ -46,7 +46,7 @@ public final class MetricsOptions {
     /** {@code stack}, reporting to the meters when metrics are on. */
     IwarpStack.Builder observe(IwarpStack.Builder stack) {
         ServeMetrics m = metrics();
-        return m == null ? stack : stack.observer(m);
+        return m == null ? stack : stack.observer(m).ioHandlerFactory(m.eventLoops());
     }
 
     /** Reports the memory budget's committed octets, limit and refusals (when metrics are on). */

@@ -62,7 +62,7 @@ public final class RpingServer implements AutoCloseable {
         this.wire = wire;
         this.stack = stack;
         this.sharedDomain = config.sharedTarget() ? wire.allocDomain() : null;
-        this.guard = new ConnectionGuard(config.limits(), config.idleTimeoutSec(), refusals);
+        this.guard = new ConnectionGuard(config.limits(), config.idleTimeoutSec(), config.startupTimeoutMs(), refusals);
         this.flushRefusals = io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(
                 () -> refusals.flush(false), 1, 1, TimeUnit.SECONDS);
         if (stack != null) {
@@ -204,6 +204,14 @@ public final class RpingServer implements AutoCloseable {
     /** Connections refused by --max-connections, --max-startups or --max-per-source. */
     public long refused() {
         return refused.get() + guard.refused();
+    }
+
+    /**
+     * Connections refused or closed by a limit for {@code cause}; {@link RefusalCause#MEMORY_BUDGET} is the engine's
+     * (an {@link dev.iwarp.verbs.RdmaObserver} counts it), always 0 here.
+     */
+    long refused(RefusalCause cause) {
+        return cause == RefusalCause.MAX_CONNECTIONS ? refused.get() : guard.refused(cause);
     }
 
     /** Connections accepted by TCP and still in startup. */

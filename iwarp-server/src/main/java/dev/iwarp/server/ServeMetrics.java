@@ -30,8 +30,12 @@ import java.util.function.LongSupplier;
  * {@code layer}, {@code etype}, {@code code}; {@code iwarp.crc.errors} (MPA/IFT CRC errors, Terminate
  * 2/0/0x02) and {@code iwarp.placement.errors} (DDP tagged or untagged buffer errors, Terminates of layer 1,
  * RFC 5041 §7) per {@code detected_by} (us: we sent the Terminate; peer: we received it);
- * {@code iwarp.connections.accepted}, {@code iwarp.connections.refused} (cause max-connections),
- * {@code iwarp.connections.open}; {@code iwarp.peer.memory.committed} once {@link #peerMemoryCommitted} is set.
+ * {@code iwarp.connections.accepted}, {@code iwarp.connections.refused} per {@code cause} ({@link RefusalCause}: the
+ * option whose limit refused or closed it), {@code iwarp.connections.open}, {@code iwarp.connections.startup} (in
+ * startup now); the queue depths summed over connections ({@link QueueDepths}): {@code iwarp.queue.send.requests},
+ * {@code iwarp.queue.ird.used}, {@code iwarp.queue.ord.used}, {@code iwarp.queue.outbound.bytes} per {@code stage}
+ * (engine, channel); {@code iwarp.eventloop.busy} seconds per {@code loop} ({@link EventLoopBusyTime}, for a stack
+ * built with {@link #eventLoops()}); {@code iwarp.peer.memory.committed} once {@link #peerMemoryCommitted} is set.
  */
 final class ServeMetrics implements RdmaObserver, AutoCloseable {
     private static final RdmapOpcode[] OPCODES = RdmapOpcode.values();
@@ -42,6 +46,9 @@ final class ServeMetrics implements RdmaObserver, AutoCloseable {
     /** [direction 0 in, 1 out][opcode ordinal]: looked up without a map on the event loops. */
     private final Counter[][] messages = new Counter[2][OPCODES.length];
     private final Counter[][] bytes = new Counter[2][OPCODES.length];
+    /** Streams the memory budget ended ({@code cause=memory-budget}). */
+    private final java.util.concurrent.atomic.AtomicLong memoryRefused = new java.util.concurrent.atomic.AtomicLong();
+    private final EventLoopBusyTime eventLoops = new EventLoopBusyTime(this::busyTime);
 
     ServeMetrics(boolean withJmx) {
         registry.add(prometheus);
@@ -65,6 +72,8 @@ final class ServeMetrics implements RdmaObserver, AutoCloseable {
             Counter.builder("iwarp.placement.errors").tag("detected_by", by)
                     .description("DDP tagged or untagged buffer errors (Terminate layer 1)").register(registry);
         }
+        FunctionCounter.builder("iwarp.connections.refused", memoryRefused, java.util.concurrent.atomic.AtomicLong::get)
+                .tag("cause", RefusalCause.MEMORY_BUDGET.option()).description(REFUSED).register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -74,15 +83,54 @@ final class ServeMetrics implements RdmaObserver, AutoCloseable {
         return registry;
     }
 
-    /** The connection counts of {@code server}. */
+    private static final String REFUSED = "connections refused at once, or closed, because the limit of the option "
+            + "named by cause ran out";
+
+    /** Wraps a stack's I/O handlers to measure each event loop's busy time ({@code IwarpStack.Builder}). */
+    java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> eventLoops() {
+        return eventLoops;
+    }
+
+    private void busyTime(EventLoopBusyTime.Loop loop) {
+        FunctionCounter.builder("iwarp.eventloop.busy", loop, l -> l.busyNanos() / 1e9).baseUnit("seconds")
+                .tag("loop", Integer.toString(loop.index()))
+                .description("time the event loop spent processing I/O and running tasks (not waiting for I/O)")
+                .register(registry);
+    }
+
+    /** The connection counts and queue depths of {@code server}. */
     void bind(RpingServer server) {
         FunctionCounter.builder("iwarp.connections.accepted", server, RpingServer::accepted)
                 .description("connections accepted into a session").register(registry);
-        FunctionCounter.builder("iwarp.connections.refused", server, RpingServer::refused).tag("cause", "max-connections")
-                .description("connections refused with an MPA reject (or the wire's) at --max-connections")
-                .register(registry);
+        for (RefusalCause c : RefusalCause.values()) {
+            if (c != RefusalCause.MEMORY_BUDGET) { // counted here, from the engines
+                FunctionCounter.builder("iwarp.connections.refused", server, s -> s.refused(c))
+                        .tag("cause", c.option()).description(REFUSED).register(registry);
+            }
+        }
         Gauge.builder("iwarp.connections.open", server, s -> s.sessions().size())
                 .description("sessions open").register(registry);
+        Gauge.builder("iwarp.connections.startup", server, RpingServer::inStartup)
+                .description("connections accepted by TCP and still in startup (--max-startups counts them)")
+                .register(registry);
+        QueueDepths q = new QueueDepths(() -> server.sessions().stream().map(RpingSession::connection)
+                .filter(java.util.Objects::nonNull).map(dev.iwarp.server.wire.WireConnection::channel).toList());
+        Gauge.builder("iwarp.queue.send.requests", q, d -> d.totals().sendRequests()).strongReference(true)
+                .description("send-queue requests posted and not completed, over all connections").register(registry);
+        Gauge.builder("iwarp.queue.ird.used", q, d -> d.totals().ird()).strongReference(true)
+                .description("IRD slots in use: inbound RDMA Read Requests whose response has not left")
+                .register(registry);
+        Gauge.builder("iwarp.queue.ord.used", q, d -> d.totals().ord()).strongReference(true)
+                .description("ORD slots in use: RDMA Read Requests we sent whose response has not arrived")
+                .register(registry);
+        Gauge.builder("iwarp.queue.outbound.bytes", q, d -> d.totals().engineOctets()).tag("stage", "engine")
+                .baseUnit("bytes").strongReference(true)
+                .description("octets queued to send: payload the RDMA engines hold back (engine), octets written "
+                        + "that the sockets have not taken (channel)").register(registry);
+        Gauge.builder("iwarp.queue.outbound.bytes", q, d -> d.totals().channelOctets()).tag("stage", "channel")
+                .baseUnit("bytes").strongReference(true)
+                .description("octets queued to send: payload the RDMA engines hold back (engine), octets written "
+                        + "that the sockets have not taken (channel)").register(registry);
     }
 
     /** Memory committed on peers' behalf (registered regions' backing, queued responses), in bytes. */
@@ -131,6 +179,11 @@ final class ServeMetrics implements RdmaObserver, AutoCloseable {
         if (c.layer() == TerminateCause.LAYER_DDP && (c.errorType() == 1 || c.errorType() == 2)) {
             registry.counter("iwarp.placement.errors", "detected_by", by).increment();
         }
+    }
+
+    @Override
+    public void memoryRefused(Channel ch) {
+        memoryRefused.incrementAndGet();
     }
 
     @Override

@@ -53,6 +53,34 @@ public final class QueuePair {
         return engine.stream().sendQueueDepth;
     }
 
+    /** Send-queue requests posted and not completed yet (any thread). */
+    public int sendRequestsPosted() {
+        return engine.stream().sendWrsPosted();
+    }
+
+    /**
+     * Inbound RDMA Read and Atomic Requests holding an IRD slot until their response left (RFC 5040 §5.2). Confined
+     * to the event loop like the rest of the stream: call it there (monitoring samples it from a task).
+     */
+    public int irdInUse() {
+        Responder r = engine.stream().responder;
+        return r == null ? 0 : r.irdInUse();
+    }
+
+    /** Outbound RDMA Read and Atomic Requests outstanding against ORD (RFC 5040 §5.2). On the event loop. */
+    public int ordInUse() {
+        Requester r = engine.stream().requester;
+        return r == null ? 0 : r.ordInUse();
+    }
+
+    /**
+     * Payload octets of messages the stream holds back from the lower layer (the channel was not writable, or
+     * a Read Response waits for the read-response rate). On the event loop; walks the queue, so not per message.
+     */
+    public long queuedOctets() {
+        return engine.stream().tx.queuedOctets();
+    }
+
     public QpState state() {
         return engine.stream().state;
     }

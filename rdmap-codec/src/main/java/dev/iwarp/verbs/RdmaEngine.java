@@ -271,6 +271,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         } catch (RdmapException e) {
             terminate(e.terminateCause(), seg, ulpdu, header, e.readRequest(), e.getMessage());
         } catch (MemoryRefusedException e) {
+            stream.observer.memoryRefused(ctx.channel());
             // the memory budget refused what this peer's message needs: only this stream ends, as for exhausted
             // direct memory below (RFC 5040 §7.2 Local Catastrophic Error, no header quoted)
             terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), seg, ulpdu, header, null,

@@ -34,4 +34,11 @@ public interface RdmaObserver {
     /** A Terminate (RFC 5040 §4.7) this stream sent, withheld or received. */
     default void terminate(Channel ch, TerminateDirection direction, TerminateCause cause) {
     }
+
+    /**
+     * The memory budget refused what the peer's message needed: this stream ends with a Terminate (reported to
+     * {@link #terminate} as well), the others go on.
+     */
+    default void memoryRefused(Channel ch) {
+    }
 }

@@ -298,6 +298,11 @@ final class Requester {
         flushHeldRequestsBeforeResponderRunsDry();
     }
 
+    /** Read and Atomic Requests outstanding: the ORD slots in use (RFC 5040 §5.2). For monitoring. */
+    int ordInUse() {
+        return outstanding.size();
+    }
+
     /** Completes every outstanding, started and queued request in error (RFC 5041 §6). */
     void flush(WcStatus outstandingStatus, String why) {
         Outstanding o;

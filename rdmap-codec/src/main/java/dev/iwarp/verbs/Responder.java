@@ -135,6 +135,12 @@ final class Responder {
         peerWriteOctets += len;
     }
 
+    /** Read and Atomic Requests holding an IRD slot until their response left (RFC 5040 §5.2). For monitoring. */
+    int irdInUse() {
+        MsnWindow w = inboundRequests;
+        return w == null ? 0 : ird - w.credits();
+    }
+
     /** What the peer did to us so far; read it on the event loop (or once the channel closed). */
     PeerActivity peerActivity() {
         return new PeerActivity(peerWrites, peerWriteOctets, readsAnswered, readOctetsAnswered, sendsReceived,

@@ -154,6 +154,17 @@ final class Transmitter {
         queue.add(done != null ? done : NO_PROMISE);
     }
 
+    /** Payload octets of the queued messages not yet handed to the lower layer. For monitoring: walks the queue. */
+    long queuedOctets() {
+        long octets = 0;
+        for (Object o : queue) {
+            if (o instanceof DdpOutboundMessage) {
+                octets += ((DdpOutboundMessage) o).remaining();
+            }
+        }
+        return octets;
+    }
+
     /** Messages queued or partly sent. */
     int queued() {
         return queue.size() / 2;
