@@ -81,6 +81,8 @@ final class ServeCommand implements Callable<Integer> {
             + "gets a Terminate, the others go on, and 1/16 is kept for new sessions (default: 3/4 of the JVM's "
             + "direct-memory limit, its maximum heap size unless set).")
     String memoryBudget;
+    /** The budget made from --memory-budget when serve starts. */
+    private dev.iwarp.verbs.MemoryBudget budget;
 
     @Option(names = "--read-rate", paramLabel = "BYTES_PER_SECOND", description = "RDMA Read Response octets per "
             + "second each connection sends at most (iWARP); 0 = no limit (default: ${DEFAULT-VALUE}, 1 GiB/s).")
@@ -198,6 +200,7 @@ final class ServeCommand implements Callable<Integer> {
         long budgetOctets = memoryBudget != null ? ServerMemory.parseSize("--memory-budget", memoryBudget)
                 : ServerMemory.defaultBudget(ServerMemory.maxDirectMemory());
         dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(budgetOctets);
+        this.budget = budget;
         metrics.budget(budget);
         int connections = maxConnections != null ? maxConnections
                 : ServerMemory.defaultMaxConnections(budgetOctets);
@@ -310,9 +313,12 @@ final class ServeCommand implements Callable<Integer> {
             throw e;
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        // budget refusals as one line per window with their counts, never one per refusal
+        BudgetRefusalLog refusals = BudgetRefusalLog.start(budget, AggregatedLog.DEFAULT_WINDOW_SEC);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down: closing {} session(s)", server.sessions().size());
             server.close();
+            refusals.close();
             if (capture != null) {
                 capture.close();
             }

@@ -3,6 +3,7 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.MemoryAccount;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A budget of memory committed on peers' behalf (RFC 5042 §5: a peer must not be able to exhaust the resources of
@@ -19,11 +20,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * buffers. Thread-safe; a reservation is one compare-and-set.
  */
 public final class MemoryBudget {
+    /** What a reservation is for, to count refusals by cause. */
+    public enum Use {
+        /** Memory placed into: regions registered on demand, a ULP's receive buffers. */
+        PLACEMENT("memory to place into"),
+        /** Per-segment copies of Read Responses queued towards the peer (CRC on). */
+        READ_RESPONSE_COPIES("Read Response copies");
+
+        private final String description;
+
+        Use(String description) {
+            this.description = description;
+        }
+
+        /** What it is, in a few words, for a log line. */
+        public String description() {
+            return description;
+        }
+    }
+
     private final long limit;
     private final long headroom;
     private final long newSessionAllowance;
     private final AtomicLong committed = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLongArray refusalsByUse = new AtomicLongArray(Use.values().length);
 
     private MemoryBudget(long limit, long headroom, long newSessionAllowance) {
         if (limit <= 0 || headroom < 0 || headroom > limit || newSessionAllowance < 0) {
@@ -75,11 +96,17 @@ public final class MemoryBudget {
         return refusals.get();
     }
 
-    private boolean reserve(long octets, long ceiling) {
+    /** Reservations for {@code use} refused so far. */
+    public long refusals(Use use) {
+        return refusalsByUse.get(use.ordinal());
+    }
+
+    private boolean reserve(long octets, long ceiling, Use use) {
         long c;
         do {
             c = committed.get();
             if (octets > ceiling - c) {
+                refusalsByUse.incrementAndGet(use.ordinal());
                 refusals.incrementAndGet();
                 return false;
             }
@@ -101,12 +128,17 @@ public final class MemoryBudget {
 
         @Override
         public boolean tryReserve(long octets) {
+            return tryReserve(octets, Use.PLACEMENT);
+        }
+
+        /** As {@link #tryReserve(long)}, a refusal counted for {@code use}. */
+        public boolean tryReserve(long octets, Use use) {
             if (octets < 0) {
                 throw new IllegalArgumentException("octets " + octets);
             }
             long h = held.addAndGet(octets); // counted first: two threads of one account cannot both use headroom
             long ceiling = h <= newSessionAllowance ? limit : limit - headroom;
-            if (!reserve(octets, ceiling)) {
+            if (!reserve(octets, ceiling, use)) {
                 held.addAndGet(-octets);
                 return false;
             }

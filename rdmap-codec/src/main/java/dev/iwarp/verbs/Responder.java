@@ -57,6 +57,8 @@ final class Responder {
     /** Promises of responses whose write was reported, for the next responses (issue 13). */
     private final FreeList<ResponseWritten> spareResponsePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
     private int ird;
+    /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
+    private io.netty.buffer.ByteBufAllocator responseCopies;
 
     Responder(StreamState stream) {
         this.stream = stream;
@@ -207,8 +209,12 @@ final class Responder {
         DdpOutboundMessage response = stream.wire.readResponse(sinkStag, sinkTo, data);
         if (stream.parameters.digestsPayload()) {
             // the source may be written (by any peer) while the response is out: the lower layer's CRC
-            // must cover exactly the octets sent, so each segment carries its own copy
-            response.copyEachSegment(stream.ctx.alloc());
+            // must cover exactly the octets sent, so each segment carries its own copy, charged to this peer's
+            // memory budget while it is queued (ChargedCopies)
+            if (responseCopies == null) {
+                responseCopies = ChargedCopies.of(stream, stream.ctx.alloc());
+            }
+            response.copyEachSegment(responseCopies);
         }
         stream.tx.enqueue(response, releasesIrdSlot());
         stream.tx.transmit(false);

@@ -41,9 +41,15 @@ final class EnginePair {
         return new EnginePair(null, UnaryOperator.identity(), UnaryOperator.identity(), false, true);
     }
 
-    private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
-                       UnaryOperator<LlpParameters.Builder> responderParams) {
+    /** A pair whose responder is in a PD of its own on {@code responderDevice}, with the parameters as changed. */
+    EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
+               UnaryOperator<LlpParameters.Builder> responderParams) {
         this(responderDevice, initiatorParams, responderParams, false, false);
+    }
+
+    /** As {@link #cuttingSegmentsBelow()}, the responder in a PD of its own on {@code responderDevice}. */
+    static EnginePair cuttingSegmentsBelow(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> params) {
+        return new EnginePair(responderDevice, params, params, false, true);
     }
 
     private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,

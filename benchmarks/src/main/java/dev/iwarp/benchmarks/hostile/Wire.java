@@ -23,8 +23,11 @@ final class Wire {
     record Target(long to, int stag, int size) {
     }
 
-    /** The outcome of an MPA startup: the socket, the Reply's M bit and R bit, and serve's target (or null). */
-    record Session(Socket socket, boolean markers, boolean rejected, Target target) {
+    /**
+     * The outcome of an MPA startup: the socket, the Reply's M bit and R bit, serve's target (or null) and the IRD
+     * its Reply grants (RFC 6581 §3; -1 without the IRD/ORD words).
+     */
+    record Session(Socket socket, boolean markers, boolean rejected, Target target, int ird) {
     }
 
     private Wire() {
@@ -76,7 +79,8 @@ final class Wire {
             ByteBuffer b = ByteBuffer.wrap(pd);
             t = new Target(b.getLong(0), b.getInt(8), b.getInt(12));
         }
-        return new Session(s, reply.markers(), reply.rejected(), t);
+        return new Session(s, reply.markers(), reply.rejected(), t,
+                reply.irdOrd() == null ? -1 : reply.irdOrd().ird());
     }
 
     private static boolean readFully(InputStream in, byte[] b) throws IOException {
