@@ -44,6 +44,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TransportOption transport = new TransportOption();
+
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
 
@@ -91,6 +94,7 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         wire.check();
+        transport.check(wire);
         if (wire.ift() && crc) {
             throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
         }
@@ -107,7 +111,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
         int threads = Math.min(connections, 2);
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(threads).build();
+        try (IwarpStack stack = wire.vitcp() ? null : transport.apply(IwarpStack.builder()).threads(threads).build();
              ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
