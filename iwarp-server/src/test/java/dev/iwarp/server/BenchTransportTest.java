@@ -30,7 +30,9 @@ class BenchTransportTest {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
                 IwarpStack.builder().transport(Transport.IO_URING).threads(1).build(), true)) {
             assertEquals(Transport.IO_URING, server.stack().transport());
-            for (String op : new String[] {"write", "read", "send"}) {
+            // not send: serve re-posts a pipelined echo's receive when the echo's Send completes, which io_uring
+            // reports after the client's next Send may arrive (README, "Transport"); that would make this flaky
+            for (String op : new String[] {"write", "read"}) {
                 Run run = main("bench", "127.0.0.1:" + server.localAddress().getPort(), "--transport", "io_uring",
                         "--op", op, "--size", "4096", "--iterations", "200", "--warmup", "0", "--verify");
                 assertEquals(0, run.code(), run.err());
