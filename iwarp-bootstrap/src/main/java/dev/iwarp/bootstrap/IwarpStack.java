@@ -290,7 +290,10 @@ public final class IwarpStack implements AutoCloseable {
         private java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers =
                 java.util.function.UnaryOperator.identity();
 
-        /** The transport to use instead of the best available. */
+        /**
+         * The transport to use instead of the best available; {@link #build()} throws {@link IllegalStateException}
+         * saying why when it cannot run here ({@link Transport#unavailableReason()}).
+         */
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport);
             return this;
@@ -374,6 +377,7 @@ public final class IwarpStack implements AutoCloseable {
 
         /** Starts the event loops and returns the stack; close it to stop them. */
         public IwarpStack build() {
+            transport.checkAvailable(); // a transport asked for but absent or refused: one line saying why
             Consumer<Channel> hook = channelHook;
             if (observer != null) {
                 dev.iwarp.verbs.RdmaObserver o = observer;

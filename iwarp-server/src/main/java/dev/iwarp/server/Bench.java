@@ -42,7 +42,8 @@ final class Bench implements AutoCloseable {
      * @param depth            iterations in flight per connection (reads: at most the ORD; Sends: at most what
      *                         serve grants, {@link BenchHello})
      * @param warmupIterations iterations per connection before measuring (or, when {@code warmupNanos} is
-     *                         positive, as many as fit in that time)
+     *                         positive, as many as fit in that time); {@link #WARMUP_STABLE}: until the rate
+     *                         is stable ({@link WarmupWatch}), for at most {@code warmupNanos}
      * @param verify           check every octet ({@link BenchPattern}): Writes read back, Reads of data written
      *                         first, echoes compared
      * @param corruptIteration test hook: connection 0 flips one octet of this iteration's data after writing the
@@ -50,6 +51,13 @@ final class Bench implements AutoCloseable {
      */
     record Settings(Op op, int size, long iterations, long durationNanos, int depth, boolean crc, int connections,
                     long warmupIterations, long warmupNanos, boolean verify, long timeoutMs, long corruptIteration) {
+        /** {@code warmupIterations} of a warm-up that runs until the rate is stable. */
+        static final long WARMUP_STABLE = -1;
+
+        boolean warmupUntilStable() {
+            return warmupIterations == WARMUP_STABLE;
+        }
+
         static Settings of(Op op, int size, long iterations, int depth) {
             return new Settings(op, size, iterations, 0, depth, false, 1, 0, 0, false, 10_000, -1);
         }
@@ -90,10 +98,20 @@ final class Bench implements AutoCloseable {
      * @param cpuNanos       CPU time of the client's event loop threads (-1: not measurable)
      * @param allocatedBytes heap allocated by those threads (-1: not measurable)
      * @param peakBytesPerSecond best {@link Meter#INTERVAL_MS} interval (0: run shorter than one)
+     * @param verifyOn       whether octets were checked ({@code verifiedOctets} means nothing otherwise)
+     * @param parametersAtStart the negotiation line when connected (the header's): MPA's MULPDU may have grown
+     *                       since, following the EMSS, by the end of the run ({@code parameters})
+     * @param warmupNanos    how long the warm-up ran
+     * @param warmupStable   {@code --warmup stable}: whether the rate was stable when it ended (null: other warm-up)
+     * @param warmupRates    {@code --warmup stable}: the MB/s of each warm-up window (empty otherwise)
+     * @param process        this process's CPU and allocation over the measured phase (all threads)
+     * @param server         serve's process's over the measured phase ({@link BenchCost}; unknown: -1)
      */
     record Result(Op op, int size, int depth, long iterations, long bytes, long nanos, Histogram latency,
                   String summary, boolean crc, int readDepth, String parameters, int connections, long warmup,
-                  long cpuNanos, long allocatedBytes, long verifiedOctets, double peakBytesPerSecond) {
+                  long cpuNanos, long allocatedBytes, long verifiedOctets, double peakBytesPerSecond,
+                  boolean verifyOn, String parametersAtStart, long warmupNanos, Boolean warmupStable,
+                  List<Double> warmupRates, BenchCost.Snapshot process, BenchCost.Snapshot server) {
         double gbitPerSecond() {
             return bytes * 8.0 / nanos;
         }
@@ -119,6 +137,11 @@ final class Bench implements AutoCloseable {
         double allocatedPerMessage() {
             return allocatedBytes < 0 || iterations == 0 ? Double.NaN : (double) allocatedBytes / iterations;
         }
+
+        /** A counter per measured message (µs for CPU nanoseconds when {@code micros}); NaN when unknown. */
+        double perMessage(long counter, boolean micros) {
+            return counter < 0 || iterations == 0 ? Double.NaN : counter / (micros ? 1e3 : 1.0) / iterations;
+        }
     }
 
     /** Connections set up at once (each blocks a thread until established). */
@@ -128,6 +151,8 @@ final class Bench implements AutoCloseable {
     private final List<BenchConnection> connections;
     private final LongAdder progress;
     private final long[] threads;
+    /** The negotiation line when connected (MPA's MULPDU may grow later with the EMSS). */
+    private String startParameters;
     /** Set by {@link #interrupt} (SIGINT): the running phase stops posting and ends with what completed. */
     private volatile boolean interrupted;
 
@@ -244,12 +269,33 @@ final class Bench implements AutoCloseable {
 
     /** Runs the warm-up, then the measured phase; progress once a second to {@code progressOut} (null: none). */
     Result run(PrintWriter progressOut) throws IOException {
+        return run(progressOut, null);
+    }
+
+    /**
+     * As {@link #run(PrintWriter)}; {@code serverCost} (null: none) asks the server for its process's counters
+     * right before and right after the measured phase ({@link BenchCost#ask}).
+     */
+    Result run(PrintWriter progressOut, java.util.function.Supplier<BenchCost.Snapshot> serverCost)
+            throws IOException {
         try {
-            if (s.warmupNanos() > 0) {
+            if (startParameters == null) {
+                startParameters = parameters(); // what the header showed
+            }
+            long warmupStart = System.nanoTime();
+            WarmupWatch watch = null;
+            if (s.warmupUntilStable()) {
+                watch = new WarmupWatch(() -> connections.stream().mapToLong(c -> c.warmupDone).sum(), s.size(),
+                        progressOut, warmupStart);
+                phase(Long.MAX_VALUE, false, s.warmupNanos(), watch::stableAt);
+            } else if (s.warmupNanos() > 0) {
                 phase(Long.MAX_VALUE, false, s.warmupNanos());
             } else if (s.warmupIterations() > 0) {
                 phase(s.warmupIterations(), false, 0);
             }
+            long warmupTaken = System.nanoTime() - warmupStart;
+            BenchCost.Snapshot server0 = serverCost == null ? BenchCost.Snapshot.UNKNOWN : serverCost.get();
+            BenchCost.Snapshot process0 = BenchCost.Snapshot.ofThisProcess();
             long cpu0 = cpuNanos();
             long alloc0 = allocatedBytes();
             Meter meter = new Meter(progress, progressOut, s.size());
@@ -262,6 +308,9 @@ final class Bench implements AutoCloseable {
             long end = connections.stream().mapToLong(c -> c.finishedAt).max().orElse(start);
             long cpu1 = cpuNanos();
             long alloc1 = allocatedBytes();
+            BenchCost.Snapshot process = process0.until(BenchCost.Snapshot.ofThisProcess());
+            BenchCost.Snapshot server = serverCost == null || server0.cpuNanos() < 0 ? BenchCost.Snapshot.UNKNOWN
+                    : server0.until(serverCost.get());
             Histogram all = new Histogram(3);
             long verified = 0;
             for (BenchConnection c : connections) {
@@ -273,7 +322,9 @@ final class Bench implements AutoCloseable {
             return new Result(s.op(), s.size(), depth(), its, its * s.size(), Math.max(1, end - start), all,
                     first.connection().summary(), first.connection().crc(), first.connection().readDepth(),
                     parameters(), connections.size(), s.warmupIterations(), cpu0 < 0 ? -1 : cpu1 - cpu0,
-                    alloc0 < 0 ? -1 : alloc1 - alloc0, verified, meter.peakBytesPerSecond());
+                    alloc0 < 0 ? -1 : alloc1 - alloc0, verified, meter.peakBytesPerSecond(), s.verify(), startParameters,
+                    warmupTaken, watch == null ? null : watch.stable(), watch == null ? List.of() : watch.mbPerSecond(),
+                    process, server);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -281,6 +332,12 @@ final class Bench implements AutoCloseable {
     }
 
     private void phase(long iterations, boolean record, long nanos) throws IOException, InterruptedException {
+        phase(iterations, record, nanos, now -> false);
+    }
+
+    /** As above; a timed phase also ends once {@code enough} says so (tested every few milliseconds). */
+    private void phase(long iterations, boolean record, long nanos, java.util.function.LongPredicate enough)
+            throws IOException, InterruptedException {
         List<CompletableFuture<Void>> phases = new ArrayList<>();
         for (BenchConnection c : connections) {
             phases.add(c.startPhase(iterations, record));
@@ -309,7 +366,8 @@ final class Bench implements AutoCloseable {
             if (all) {
                 return;
             }
-            if (!stopped && (interrupted || System.nanoTime() >= deadline)) {
+            long now = System.nanoTime();
+            if (!stopped && (interrupted || now >= deadline || enough.test(now))) {
                 stopped = true;
                 connections.forEach(BenchConnection::stop);
             }

@@ -44,6 +44,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TransportOption transport = new TransportOption();
+
     @Option(names = "--op", description = "write, read or send (default: ${DEFAULT-VALUE}).")
     Bench.Op op = Bench.Op.write;
 
@@ -60,9 +63,19 @@ final class BenchCommand implements Callable<Integer> {
             + "send: at most the receives serve posts (default: ${DEFAULT-VALUE}).")
     int depth = 16;
 
-    @Option(names = "--warmup", paramLabel = "N|Ns", description = "Warm-up before measuring, not in the figures: N "
-            + "messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none (default: ${DEFAULT-VALUE}).")
-    String warmup = "1s";
+    @Option(names = "--warmup", paramLabel = "stable|N|Ns", description = "Warm-up before measuring, not in the "
+            + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 % of each other, at most "
+            + "--warmup-max), N messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none "
+            + "(default: ${DEFAULT-VALUE}).")
+    String warmup = "stable";
+
+    @Option(names = "--warmup-max", paramLabel = "SECONDS", description = "Longest --warmup stable, 1..3600 "
+            + "(default: ${DEFAULT-VALUE}).")
+    double warmupMaxSec = 10;
+
+    @Option(names = "--no-server-cost", description = "Do not ask serve for its process's CPU and allocation "
+            + "before and after the measured phase (by default bench asks, on one short connection each time).")
+    boolean noServerCost;
 
     @Option(names = "--crc", description = "Ask for MPA CRC (C=1); VI/TCP: send the CRC option; IFT: see --ift-send-crc.")
     boolean crc;
@@ -91,6 +104,7 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         wire.check();
+        transport.check(wire);
         if (wire.ift() && crc) {
             throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
         }
@@ -107,7 +121,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
         int threads = Math.min(connections, 2);
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(threads).build();
+        try (IwarpStack stack = wire.vitcp() ? null : transport.apply(IwarpStack.builder()).threads(threads).build();
              ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
@@ -124,7 +138,9 @@ final class BenchCommand implements Callable<Integer> {
             }, "bench-interrupt");
             Runtime.getRuntime().addShutdownHook(onSignal);
             try {
-                Bench.Result r = bench.run(err);
+                java.util.function.Supplier<BenchCost.Snapshot> cost = !noServerCost
+                        ? () -> BenchCost.ask(client, server, s.crc(), Math.min(s.timeoutMs(), 5_000)) : null;
+                Bench.Result r = bench.run(err, cost);
                 boolean partial = bench.wasInterrupted();
                 if (histFile != null) {
                     BenchReport.histogram(histFile, r);
@@ -173,8 +189,12 @@ final class BenchCommand implements Callable<Integer> {
         long warmupIterations = 0;
         long warmupNanos = 0;
         String w = warmup.trim().toLowerCase(Locale.ROOT);
+        check(warmupMaxSec >= 1 && warmupMaxSec <= 3600, "--warmup-max must be 1..3600 s", warmupMaxSec);
         try {
-            if (w.endsWith("s")) {
+            if (w.equals("stable")) {
+                warmupIterations = Bench.Settings.WARMUP_STABLE;
+                warmupNanos = (long) (warmupMaxSec * 1e9);
+            } else if (w.endsWith("s")) {
                 double sec = Double.parseDouble(w.substring(0, w.length() - 1));
                 check(sec >= 0 && sec <= 3600, "--warmup must be 0..3600 s or a count >= 0", warmup);
                 warmupNanos = (long) (sec * 1e9);
@@ -183,7 +203,7 @@ final class BenchCommand implements Callable<Integer> {
                 check(warmupIterations >= 0, "--warmup must be 0..3600 s or a count >= 0", warmup);
             }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--warmup must be a count (1000) or seconds (2s): " + warmup);
+            throw new IllegalArgumentException("--warmup must be stable, a count (1000) or seconds (2s): " + warmup);
         }
         long durationNanos = durationSec == null ? 0 : (long) (durationSec * TimeUnit.SECONDS.toNanos(1));
         return new Bench.Settings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,

@@ -71,6 +71,8 @@ final class BenchConnection implements WireCompletionListener {
     final Histogram latency = new Histogram(3);
     volatile long verifiedOctets;
     volatile long finishedAt;
+    /** Iterations completed while not recording (the warm-up), for {@link WarmupWatch}; single writer. */
+    volatile long warmupDone;
     volatile long lastCompletionAt = System.nanoTime();
 
     private BenchConnection(int index, Bench.Settings s, LongAdder progress, WireDomain domain) {
@@ -342,6 +344,8 @@ final class BenchConnection implements WireCompletionListener {
         if (record) {
             latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
             progress.add(s.size());
+        } else {
+            warmupDone++; // the event loop is the only writer
         }
         done++;
         fill();

@@ -36,8 +36,10 @@ final class BenchReport {
         out.printf(" Message size    : %-10d %s%n", s.size(), s.durationNanos() > 0
                 ? String.format(Locale.ROOT, "Duration        : %.3g s", s.durationNanos() / 1e9)
                 : "Iterations      : " + s.iterations() + " per connection");
-        out.printf(" Warm-up         : %s%n", s.warmupNanos() > 0
-                ? String.format(Locale.ROOT, "%.3g s (not measured)", s.warmupNanos() / 1e9)
+        out.printf(" Machine         : %s%n", machine());
+        out.printf(" Warm-up         : %s%n", s.warmupUntilStable()
+                ? String.format(Locale.ROOT, "until the rate is stable, at most %.3g s (not measured)", s.warmupNanos() / 1e9)
+                : s.warmupNanos() > 0 ? String.format(Locale.ROOT, "%.3g s (not measured)", s.warmupNanos() / 1e9)
                 : s.warmupIterations() > 0 ? s.warmupIterations() + " iterations per connection (not measured)" : "none");
         out.printf(" Verify          : %s%n", s.verify() ? "every octet (" + (switch (s.op()) {
             case write -> "each Write read back";
@@ -63,14 +65,49 @@ final class BenchReport {
         out.println(RULE);
         out.printf(Locale.ROOT, " Cost (client)   : %s CPU usec/msg, %s bytes allocated/msg (its event loop threads)%n",
                 num(r.cpuMicrosPerMessage(), 2), num(r.allocatedPerMessage(), 0));
+        out.printf(Locale.ROOT, " Cost (process)  : %s CPU usec/msg, %s bytes allocated/msg (all of bench's threads)%n",
+                num(r.perMessage(r.process().cpuNanos(), true), 2), num(r.perMessage(r.process().allocatedBytes(), false), 0));
+        out.printf(Locale.ROOT, " Cost (server)   : %s%n", r.server().cpuNanos() < 0
+                ? "not measured (the server did not answer bench's cost question; --no-server-cost, or not serve)"
+                : num(r.perMessage(r.server().cpuNanos(), true), 2) + " CPU usec/msg, "
+                + num(r.perMessage(r.server().allocatedBytes(), false), 0) + " bytes allocated/msg (serve's process)");
+        out.printf(Locale.ROOT, " Warm-up took    : %s%n", warmupLine(r));
         // MPA's MULPDU follows the path's EMSS after startup: the header's figure may be the startup one
         out.printf(" Connection end  : %s%n", r.parameters());
-        if (r.verifiedOctets() > 0 || r.iterations() == 0) {
+        if (r.verifyOn()) {
             out.printf(" Verify          : %d octets checked (warm-up included), 0 mismatches%n", r.verifiedOctets());
         }
         out.printf(Locale.ROOT, "  bytes %d, iterations %d, %.3f s, %.3f Gbit/s average%n", r.bytes(), r.iterations(),
                 r.nanos() / 1e9, r.gbitPerSecond());
         out.flush();
+    }
+
+    /** How long the warm-up ran and, for {@code --warmup stable}, whether the rate was stable and its windows. */
+    static String warmupLine(Bench.Result r) {
+        String took = String.format(Locale.ROOT, "%.1f s", r.warmupNanos() / 1e9);
+        if (r.warmupStable() == null) {
+            return took;
+        }
+        StringJoiner rates = new StringJoiner(" ");
+        r.warmupRates().forEach(v -> rates.add(String.format(Locale.ROOT, "%.0f", v)));
+        return took + (r.warmupStable() ? ", rate stable" : ", rate NOT stable (--warmup-max reached)")
+                + " (MB/sec per 0.5 s: " + rates + ")";
+    }
+
+    /** CPU model, cores, load average and Java: what every figure depends on. */
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            cpu = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo")).stream()
+                    .filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst().orElse(cpu);
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the model stays unknown
+        }
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores, load average "
+                + (load < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", load)) + ", Java "
+                + System.getProperty("java.version");
     }
 
     /**
@@ -114,7 +151,20 @@ final class BenchReport {
         m.put("t_max_usec", us(h.getMaxValue()));
         m.put("client_cpu_usec_per_msg", r.cpuMicrosPerMessage());
         m.put("client_alloc_bytes_per_msg", r.allocatedPerMessage());
-        m.put("verified_octets", r.verifiedOctets());
+        m.put("client_process_cpu_usec_per_msg", r.perMessage(r.process().cpuNanos(), true));
+        m.put("client_process_alloc_bytes_per_msg", r.perMessage(r.process().allocatedBytes(), false));
+        m.put("server_cpu_usec_per_msg", r.perMessage(r.server().cpuNanos(), true));
+        m.put("server_alloc_bytes_per_msg", r.perMessage(r.server().allocatedBytes(), false));
+        m.put("warmup_seconds", r.warmupNanos() / 1e9);
+        if (r.warmupStable() != null) {
+            m.put("warmup_stable", r.warmupStable());
+        }
+        // the negotiation line when connected (the header's) and at the end: MPA's MULPDU follows the EMSS,
+        // which on loopback grows after startup (32762 at startup, 64768 once the MSS is 65483)
+        m.put("connection_at_start", r.parametersAtStart());
+        if (r.verifyOn()) {
+            m.put("verified_octets", r.verifiedOctets()); // absent, not 0, when nothing was checked
+        }
         return m;
     }
 

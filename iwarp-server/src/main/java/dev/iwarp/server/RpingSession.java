@@ -47,6 +47,7 @@ public final class RpingSession implements WireCompletionListener {
     private static final long WR_GO_AHEAD = 4;
     private static final long WR_ECHO = 5;
     private static final long WR_BENCH_ANSWER = 6;
+    private static final long WR_COST_ANSWER = 7;
     /** Plus the slot: a receive of the pipelined-echo ring (BenchHello). */
     private static final long WR_RING_RECV = 1L << 32;
     /** Plus the slot: the echo of a ring receive; the slot's receive is re-posted once it completed. */
@@ -66,6 +67,9 @@ public final class RpingSession implements WireCompletionListener {
     private int ringSlot;
     private ByteBuf answerMemory;
     private WireRegion answer;
+    /** After a {@link BenchCost} request: the answer's memory, kept for the next one until the connection closes. */
+    private ByteBuf costMemory;
+    private WireRegion cost;
 
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
@@ -140,6 +144,10 @@ public final class RpingSession implements WireCompletionListener {
             recv.discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
         }
+        if (!echoOnly && BenchCost.isRequest(recv.memory(), 0, len)) {
+            answerCost();
+            return;
+        }
         if (echoOnly || len != Advertisement.LENGTH) {
             // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
             conn.postSend(WR_ECHO, recv, 0, len);
@@ -201,6 +209,20 @@ public final class RpingSession implements WireCompletionListener {
         conn.postSend(WR_BENCH_ANSWER, answer, 0, BenchHello.LENGTH); // after the receives: they are in effect
     }
 
+    /** bench asked what this process spent so far (BenchCost): answer, then re-post the receive once it left. */
+    private void answerCost() {
+        if (closed) {
+            return;
+        }
+        if (cost == null) {
+            costMemory = alloc.directBuffer(BenchCost.ANSWER_LENGTH, BenchCost.ANSWER_LENGTH);
+            cost = domain.register(costMemory);
+        }
+        BenchCost.writeAnswer(costMemory, 0, BenchCost.Snapshot.ofThisProcess());
+        recv.discard();
+        conn.postSend(WR_COST_ANSWER, cost, 0, BenchCost.ANSWER_LENGTH);
+    }
+
     private void onSendCompletion(long wr, int byteLength) {
         if (wr >= WR_RING_ECHO) {
             int slot = (int) (wr - WR_RING_ECHO);
@@ -217,6 +239,8 @@ public final class RpingSession implements WireCompletionListener {
             writes.incrementAndGet();
             bytesWritten.addAndGet(byteLength);
             goAhead(); // siw-interop.md §7.3: posted after the Write's local completion
+        } else if (wr == WR_COST_ANSWER) {
+            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else if (wr == WR_ECHO) {
             recv.discard(); // the echo is on the wire
             echoes.incrementAndGet();
@@ -270,6 +294,10 @@ public final class RpingSession implements WireCompletionListener {
             if (answer != null) {
                 answer.deregister();
                 answerMemory.release();
+            }
+            if (cost != null) {
+                cost.deregister();
+                costMemory.release();
             }
         }
     }

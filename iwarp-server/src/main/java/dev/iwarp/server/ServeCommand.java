@@ -184,10 +184,14 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     MetricsOptions metrics = new MetricsOptions();
 
+    @Mixin
+    TransportOption transport = new TransportOption();
+
     @Override
     public Integer call() throws Exception {
         log.apply();
         wire.check();
+        transport.check(wire);
         if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
             throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
                     + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
@@ -243,7 +247,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         warnIfExposed();
-        IwarpStack.Builder stack = metrics.observe(IwarpStack.builder().memoryBudget(budget).readResponseRate(readRate));
+        IwarpStack.Builder stack = metrics.observe(transport.apply(IwarpStack.builder()).memoryBudget(budget)
+                .readResponseRate(readRate));
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
             LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);

@@ -29,7 +29,7 @@ final class BenchOutputParser {
                     at[0]++;
                 }
                 value = text.substring(start, at[0]);
-                if (!value.equals("null")) {
+                if (!value.equals("null") && !value.equals("true") && !value.equals("false")) {
                     Double.parseDouble(value); // a JSON number
                 }
             }

@@ -236,7 +236,7 @@ class BenchTest {
         assertTrue(shown > 0, "progress counts the measured messages: " + run.err());
         assertTrue(!text.contains(" 2048       0 ") && !text.matches("(?s).*\\n 2048 +\\d+ +0\\.00 .*"),
                 "peak over 250 ms measured: " + text);
-        assertEquals(3L, server.accepted(), "one server session per connection");
+        assertEquals(5L, server.accepted(), "one server session per connection, and one per cost question (2)");
     }
 
     @Test
@@ -322,7 +322,7 @@ class BenchTest {
             "--size|-1|bench: --size must be 1..1073741824: -1",
             "--connections|0|bench: --connections must be 1..10000: 0",
             "--warmup|-5|bench: --warmup must be 0..3600 s or a count >= 0: -5",
-            "--warmup|abc|bench: --warmup must be a count (1000) or seconds (2s): abc",
+            "--warmup|abc|bench: --warmup must be stable, a count (1000) or seconds (2s): abc",
             "--output|xml|bench: --output must be text, json or csv: xml",
             "--timeout|0|bench: --timeout must be 1..3600000 ms: 0"})
     void invalidValuesExitTwoWithOneLine(String option, String value, String message) {

@@ -44,6 +44,13 @@ public final class Compare implements Callable<Integer> {
     boolean json;
     @Option(names = "--json-out", paramLabel = "FILE", description = "Also write the JSON document to FILE.")
     Path jsonOut;
+    @Option(names = "--processes", description = "Every side its own JVM, as users run it: a bench process against "
+            + "a serve process (--serve-jar) and a raw Netty client process against a raw Netty server process; CPU "
+            + "and allocation per message per process.")
+    boolean processes;
+    @Option(names = "--serve-jar", paramLabel = "FILE", description = "The packaged server for --processes "
+            + "(default: ${DEFAULT-VALUE}).")
+    Path serveJar = Path.of("iwarp-server/target/iwarp-server.jar");
     @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
             + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
     Path htmlOut;
@@ -75,13 +82,20 @@ public final class Compare implements Callable<Integer> {
         }
         List<Transport> ts = new ArrayList<>();
         for (String t : transports.isEmpty() ? List.of("epoll", "nio") : transports) {
-            Transport tr = Transport.valueOf(t.toUpperCase(Locale.ROOT));
-            if (tr == Transport.EPOLL && Transport.auto() != Transport.EPOLL) {
-                continue;
+            Transport tr = Transport.parse(t);
+            if (tr.unavailableReason() != null) {
+                if (transports.isEmpty() && tr == Transport.EPOLL) {
+                    continue; // the default list: epoll only where it loads
+                }
+                System.err.println("compare: " + tr.unavailableReason());
+                return 1;
             }
             ts.add(tr);
         }
         PrintStream out = System.out;
+        if (processes) {
+            return ProcessMode.run(this, ts, out);
+        }
         String loadBefore = loadAverage();
         List<CompareReport.CaseResult> results = new ArrayList<>();
         if (!json) {

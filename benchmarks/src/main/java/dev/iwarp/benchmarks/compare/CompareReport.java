@@ -114,9 +114,15 @@ final class CompareReport {
 
     /** One line per case: the medians side by side. */
     static String summary(List<CaseResult> results) {
-        StringBuilder b = new StringBuilder("medians (c/s = client/server event loop; per message; "
+        return summary(results, false);
+    }
+
+    /** As above; {@code perProcess}: the CPU and allocation columns are per process ({@code compare --processes}). */
+    static String summary(List<CaseResult> results, boolean perProcess) {
+        String sides = perProcess ? "client/server process, all threads" : "client/server event loop";
+        StringBuilder b = new StringBuilder("medians (c/s = " + sides + "; per message; "
                 + "ping-pong ratio is ours/raw round trip, lower is better; cpu x is raw/ours CPU per message, "
-                + "both loops added, higher is better)\n");
+                + "both sides added, higher is better)\n");
         b.append(String.format(Locale.ROOT, "%-24s %-22s %-22s %9s %6s %15s %15s %15s %15s%n", "case", "ours", "raw", "ratio",
                 "cpu x", "ours cpu us", "raw cpu us", "ours alloc B", "raw alloc B"));
         for (CaseResult r : results) {

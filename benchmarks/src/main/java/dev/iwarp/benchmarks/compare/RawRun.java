@@ -15,13 +15,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import dev.iwarp.bootstrap.IwarpStack;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 
 import java.net.InetSocketAddress;
@@ -68,11 +62,11 @@ final class RawRun extends CompareRun {
 
     @Override
     void open() throws Exception {
-        boolean epoll = c.transport() == Transport.EPOLL;
-        serverGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        clientGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        Class<? extends SocketChannel> clientClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        Transport t = c.transport();
+        serverGroup = new MultiThreadIoEventLoopGroup(1, t.ioHandlerFactory());
+        clientGroup = new MultiThreadIoEventLoopGroup(1, t.ioHandlerFactory());
+        Class<? extends ServerChannel> serverClass = t.serverChannel();
+        Class<? extends SocketChannel> clientClass = t.socketChannel();
         int prefix = framed() ? 4 : 0;
         message = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + c.size());
         reply = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + c.size());

@@ -1,0 +1,246 @@
+package dev.iwarp.benchmarks.compare.process;
+
+import dev.iwarp.bootstrap.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.ResourceLeakDetector;
+import org.HdrHistogram.Histogram;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The raw Netty client process of {@code compare --processes}, against {@link RawPeer}: one event loop, TCP_NODELAY,
+ * the transport asked for; traffic driven from the event loop as bench drives ours.
+ * <ul>
+ *   <li>{@code write}: bulk writes of one pooled direct buffer (retained duplicates) while writable, high water
+ *       mark depth x size and at least 1 MiB; a message counts when its last octet reached the peer's sink (the
+ *       peer's count, read with its cost line);</li>
+ *   <li>{@code read}: the peer writes, this side releases what it reads and counts it;</li>
+ *   <li>{@code pingpong} / {@code pipeline}: 4-octet length-prefixed frames echoed, at most depth not yet echoed
+ *       (ping-pong: depth 1), latency from write to echo.</li>
+ * </ul>
+ * Warm-up for {@code --warmup} seconds, then {@code --seconds} measured, bracketed by two cost questions to the
+ * peer; prints one JSON line with bench's field names. Usage: {@code RawClient --port N --transport T --case C
+ * --size N --depth N --warmup S --seconds S}.
+ */
+public final class RawClient {
+    private final String op;
+    private final int size;
+    private final int depth;
+    private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+    private final long[] sentAt;
+    private volatile long messages; // single writer: the event loop
+    private volatile long receivedOctets;
+    private volatile boolean stopped;
+    private long sent;
+    private long sentIndex;
+    private long echoedIndex;
+    private Channel channel;
+    private ByteBuf message;
+
+    private RawClient(String op, int size, int depth) {
+        this.op = op;
+        this.size = size;
+        this.depth = op.equals("pingpong") ? 1 : depth;
+        this.sentAt = new long[this.depth];
+    }
+
+    public static void main(String[] args) throws Exception {
+        String host = "127.0.0.1";
+        int port = 0;
+        Transport transport = Transport.auto();
+        String op = "write";
+        int size = 65536;
+        int depth = 16;
+        double warmup = 1;
+        double seconds = 2;
+        for (int i = 0; i < args.length; i++) {
+            String v = args[++i];
+            switch (args[i - 1]) {
+                case "--host" -> host = v;
+                case "--port" -> port = Integer.parseInt(v);
+                case "--transport" -> transport = Transport.parse(v);
+                case "--case" -> op = v;
+                case "--size" -> size = Integer.parseInt(v);
+                case "--depth" -> depth = Integer.parseInt(v);
+                case "--warmup" -> warmup = Double.parseDouble(v);
+                case "--seconds" -> seconds = Double.parseDouble(v);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i - 1]);
+            }
+        }
+        transport.checkAvailable();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .setThreadAllocatedMemoryEnabled(true);
+        System.out.println(new RawClient(op, size, depth).run(new InetSocketAddress(host, port), transport, warmup,
+                seconds));
+    }
+
+    private boolean framed() {
+        return op.equals("pingpong") || op.equals("pipeline");
+    }
+
+    private String run(InetSocketAddress peer, Transport transport, double warmup, double seconds) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        try {
+            int prefix = framed() ? 4 : 0;
+            message = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + size);
+            if (framed()) {
+                message.writeInt(size);
+            }
+            message.writeZero(size);
+            int high = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(1 << 20, (long) depth * size));
+            channel = new Bootstrap().group(group).channel(transport.socketChannel())
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            if (framed()) {
+                                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
+                            }
+                            ch.pipeline().addLast(new Handler());
+                        }
+                    }).connect(peer).sync().channel();
+            char mode = op.equals("write") ? 'S' : op.equals("read") ? 'W' : 'E';
+            ByteBuf header = channel.alloc().buffer(RawPeer.HEADER).writeByte(mode).writeInt(size).writeInt(depth);
+            channel.writeAndFlush(header).sync();
+            channel.eventLoop().execute(this::start);
+            Thread.sleep((long) (warmup * 1000));
+            channel.eventLoop().submit(latency::reset).get(10, TimeUnit.SECONDS);
+            long[] peer0 = askPeer(peer);
+            ProcessCost own0 = ProcessCost.now();
+            long m0 = counted(peer0);
+            long t0 = System.nanoTime();
+            Thread.sleep((long) (seconds * 1000));
+            long t1 = System.nanoTime();
+            ProcessCost own1 = ProcessCost.now();
+            long[] peer1 = askPeer(peer);
+            long m1 = counted(peer1);
+            Histogram h = channel.eventLoop().submit(latency::copy).get(10, TimeUnit.SECONDS);
+            stopped = true;
+            double n = m1 - m0;
+            double secs = (t1 - t0) / 1e9;
+            return String.format(Locale.ROOT, "{\"op\": \"%s\", \"bytes\": %d, \"depth\": %d, \"iterations\": %d, "
+                            + "\"seconds\": %.6f, \"gbit_per_sec\": %s, \"msg_rate_mpps\": %s, \"t_typical_usec\": %s, "
+                            + "\"t_p99_usec\": %s, \"client_process_cpu_usec_per_msg\": %s, "
+                            + "\"client_process_alloc_bytes_per_msg\": %s, \"server_cpu_usec_per_msg\": %s, "
+                            + "\"server_alloc_bytes_per_msg\": %s}", op, size, depth, (long) n, secs,
+                    num(n * size * 8 / secs / 1e9), num(n / secs / 1e6),
+                    num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3),
+                    num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3),
+                    num(per(own1.cpuNanos() - own0.cpuNanos(), n) / 1e3),
+                    num(per(own1.allocatedBytes() - own0.allocatedBytes(), n)),
+                    num(per(peer1[0] - peer0[0], n) / 1e3), num(per(peer1[1] - peer0[1], n)));
+        } finally {
+            stopped = true;
+            if (channel != null) {
+                channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            if (message != null) {
+                message.release();
+            }
+        }
+    }
+
+    private long counted(long[] peerCounters) {
+        return op.equals("write") ? peerCounters[2] / size : op.equals("read") ? receivedOctets / size : messages;
+    }
+
+    private static double per(long counter, double n) {
+        return n <= 0 ? Double.NaN : counter / n;
+    }
+
+    private static String num(double d) {
+        return Double.isNaN(d) || Double.isInfinite(d) ? "null" : String.format(Locale.ROOT, "%.6f", d);
+    }
+
+    /** The peer's CPU nanoseconds, allocated octets and sunk octets, on a connection of its own. */
+    private static long[] askPeer(InetSocketAddress peer) throws Exception {
+        try (Socket s = new Socket(peer.getAddress(), peer.getPort())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(new byte[] {'C', 0, 0, 0, 0, 0, 0, 0, 0});
+            out.flush();
+            String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+            String[] f = line.trim().split(" ");
+            return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])};
+        }
+    }
+
+    /** On the event loop. */
+    private void start() {
+        if (op.equals("read")) {
+            return; // the peer writes
+        }
+        pump();
+    }
+
+    private void pump() {
+        if (framed()) {
+            while (!stopped && sentIndex - echoedIndex < depth) {
+                sentAt[(int) (sentIndex++ % depth)] = System.nanoTime();
+                channel.write(message.retainedDuplicate(), channel.voidPromise());
+            }
+        } else {
+            while (!stopped && channel.isWritable()) {
+                sent++;
+                channel.write(message.retainedDuplicate(), channel.voidPromise());
+            }
+        }
+        channel.flush();
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            if (framed()) {
+                long now = System.nanoTime();
+                latency.recordValue(Math.min(now - sentAt[(int) (echoedIndex++ % depth)],
+                        latency.getHighestTrackableValue()));
+                messages++;
+                if (op.equals("pingpong")) {
+                    pump(); // one in flight: the next leaves at once, as the raw one-JVM ping-pong does
+                }
+            } else {
+                receivedOctets += b.readableBytes();
+            }
+            b.release();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (op.equals("pipeline")) {
+                pump(); // one flush per read batch
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (op.equals("write") && ctx.channel().isWritable()) {
+                pump();
+            }
+        }
+    }
+}
