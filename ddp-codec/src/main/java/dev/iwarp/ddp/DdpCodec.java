@@ -1,17 +1,13 @@
 package dev.iwarp.ddp;
 
-import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageCodec;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * ULPDU ({@link ByteBuf}, one per MPA FPDU, IFT frame, SCTP message or other framing unit) to {@link DdpSegment} and back
@@ -20,74 +16,11 @@ import java.util.Map;
  * pipeline the decoded payload is the ULPDU itself, retained, its reader index past the header
  * (read it from its reader index on, as every holder of a segment does); the static
  * {@link #decode(ByteBuf)} returns a retained slice; the encoded ULPDU is a composite of a small header
- * buffer and the segment's payload, so payload octets are never copied. Below a lower layer that
- * {@linkplain LowerLayer#takesSegments() takes segments} itself (MPA without markers), outbound
- * segments pass down unencoded: the framer writes the header octets and the payload without a
- * composite per segment (issue 13). Symmetrically, once an engine directly above asks for it
- * ({@link #passUlpdusUp()}), ULPDUs pass up undecoded, their header length checked: no segment object
- * per incoming segment.
+ * buffer and the segment's payload, so payload octets are never copied. An optional codec, for users, tools
+ * and tests that want DDP segments as messages: the RDMA engine does not need it (it writes through
+ * {@link dev.iwarp.ddp.llp.UlpduWriter} and receives through {@link dev.iwarp.ddp.llp.UlpduReceiver}).
  */
 public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
-    /** Set once a lower layer that takes segments itself started ({@link LowerLayer#takesSegments()}). */
-    private boolean segmentsPassDown;
-    /** Set by {@link #passUlpdusUp()}. */
-    private boolean ulpdusPassUp;
-
-    @Override
-    public boolean acceptOutboundMessage(Object msg) throws Exception {
-        return !segmentsPassDown && super.acceptOutboundMessage(msg);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof LlpStartupEvent) {
-            LlpStartupEvent e = (LlpStartupEvent) evt;
-            segmentsPassDown = e.isSuccess() && e.lowerLayer() != null && e.lowerLayer().takesSegments();
-        }
-        super.userEventTriggered(ctx, evt);
-    }
-
-    /** Whether outbound segments go down unencoded, to a lower layer that frames them itself. */
-    public boolean passesSegmentsDown() {
-        return segmentsPassDown;
-    }
-
-    /**
-     * From now on every ULPDU passes up as the ULPDU buffer itself, retained, its reader index at the DDP
-     * header, once this codec has checked that it holds the header its T bit announces (RFC 5041 §4).
-     * For an engine directly above this codec that reads headers in place (issue 13); a handler between
-     * the two would see those buffers instead of segments. Call it on the channel's event loop.
-     */
-    public void passUlpdusUp() {
-        ulpdusPassUp = true;
-    }
-
-    /** Whether ULPDUs pass up undecoded ({@link #passUlpdusUp()}). */
-    public boolean passesUlpdusUp() {
-        return ulpdusPassUp;
-    }
-
-    /**
-     * Whether every handler of type {@code kind} strictly between {@code lower} (nearer the head) and
-     * {@code upper} in their pipeline is a {@code DdpCodec}: nothing else of that direction sees what passes
-     * between them. For an engine and a lower layer that hand each other ULPDUs or messages in place of
-     * segments ({@link #passUlpdusUp()}, {@link LowerLayer#takesMessagesFrom}).
-     */
-    public static boolean onlyCodecBetween(ChannelHandlerContext lower, ChannelHandlerContext upper,
-                                           Class<? extends ChannelHandler> kind) {
-        boolean between = false;
-        for (Map.Entry<String, ChannelHandler> e : lower.pipeline()) { // from the head to the tail
-            ChannelHandler h = e.getValue();
-            if (h == lower.handler()) {
-                between = true;
-            } else if (h == upper.handler()) {
-                return between;
-            } else if (between && kind.isInstance(h) && !(h instanceof DdpCodec)) {
-                return false;
-            }
-        }
-        return false;
-    }
 
     @Override
     protected void encode(ChannelHandlerContext ctx, DdpSegment segment, List<Object> out) {
@@ -110,30 +43,10 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
         return ulpdu;
     }
 
-    /**
-     * Once ULPDUs pass up, each goes on as it came, with the reference it came with: the decoder's path
-     * took a second reference for its output and dropped the first, two atomic updates and an output list
-     * per ULPDU (issue 13).
-     */
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (ulpdusPassUp && msg instanceof ByteBuf) {
-            try {
-                headerLength((ByteBuf) msg);
-            } catch (DdpException e) {
-                ((ByteBuf) msg).release();
-                throw e;
-            }
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        super.channelRead(ctx, msg);
-    }
-
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf ulpdu, List<Object> out) {
         // the ULPDU (a slice the framer made for this segment alone) becomes the payload itself, its
-        // reader index past the header: no second slice per segment (issue 13)
+        // reader index past the header: no second slice per segment
         out.add(decode(ulpdu, true));
     }
 
@@ -173,7 +86,7 @@ public class DdpCodec extends MessageToMessageCodec<ByteBuf, DdpSegment> {
      *
      * @throws DdpException when the ULPDU is too short to hold it
      */
-    private static int headerLength(ByteBuf ulpdu) {
+    public static int headerLength(ByteBuf ulpdu) {
         int start = ulpdu.readerIndex();
         int length = ulpdu.readableBytes();
         if (length < 1) {

@@ -19,7 +19,7 @@ import io.netty.buffer.ByteBufAllocator;
  * as zeros either way. Allocation, placement, reads and release of an on-demand buffer run under its lock, so
  * memory is never written after it went back to its allocator.
  */
-public final class TaggedBuffer {
+public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
     private final int stag;
     private final Object protectionDomain;
     /** The registered slice; {@code null} for an on-demand buffer. */
@@ -214,6 +214,7 @@ public final class TaggedBuffer {
      * Local placement at region offset {@code offset} (an untagged receive posted in this region): copies
      * {@code len} octets of {@code src} from {@code srcIndex}; indices unchanged. The caller checked the range.
      */
+    @Override
     public void placeAt(int offset, ByteBuf src, int srcIndex, int len) {
         if (len == 0) {
             return; // nothing to place: an on-demand buffer stays without memory

@@ -250,55 +250,7 @@ class DdpCodecTest {
         assertFalse(DdpError.INVALID_DDP_VERSION_TAGGED.carriesDdpHeader());
     }
 
-    private static dev.iwarp.ddp.llp.LlpStartupEvent startup(boolean takesSegments) {
-        dev.iwarp.ddp.llp.LowerLayer lower = new dev.iwarp.ddp.llp.LowerLayer() {
-            @Override
-            public int mulpdu() {
-                return 1000;
-            }
-
-            @Override
-            public void closeAfterFlush() {
-            }
-
-            @Override
-            public String transmitHoldReason() {
-                return null;
-            }
-
-            @Override
-            public boolean takesSegments() {
-                return takesSegments;
-            }
-        };
-        return dev.iwarp.ddp.llp.LlpStartupEvent.success(dev.iwarp.ddp.llp.LlpParameters.builder("test",
-                dev.iwarp.ddp.llp.LlpRole.INITIATOR, lower, "test framing").build(), lower);
-    }
-
-    /** Below a lower layer that takes segments, a segment passes down unencoded; otherwise it is encoded. */
-    @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void segmentsPassDownOnlyToALowerLayerThatTakesThem(boolean takesSegments) {
-        DdpCodec codec = new DdpCodec();
-        EmbeddedChannel ch = new EmbeddedChannel(codec);
-        ch.pipeline().fireUserEventTriggered(startup(takesSegments));
-        assertEquals(takesSegments, codec.passesSegmentsDown());
-        DdpTaggedSegment segment = new DdpTaggedSegment(true, 0x40, 1, 0, Unpooled.EMPTY_BUFFER);
-        assertTrue(ch.writeOutbound(segment));
-        Object out = ch.readOutbound();
-        try {
-            if (takesSegments) {
-                assertTrue(out == segment, "the segment itself: " + out);
-            } else {
-                assertArrayEquals(WRITE_RTR, ByteBufUtil.getBytes((ByteBuf) out));
-            }
-        } finally {
-            io.netty.util.ReferenceCountUtil.release(out);
-        }
-        assertFalse(ch.finish());
-    }
-
-    /** In the pipeline the payload is the ULPDU itself read past the header: no slice per segment (issue 13). */
+    /** In the pipeline the payload is the ULPDU itself read past the header: no slice per segment. */
     @Test
     void decodedPayloadIsTheUlpduPastItsHeader() {
         EmbeddedChannel ch = new EmbeddedChannel(new DdpCodec());
@@ -317,45 +269,4 @@ class DdpCodecTest {
         assertFalse(ch.finish());
     }
 
-    /**
-     * Once asked, ULPDUs pass up as themselves, reader index at the header, for an engine that reads
-     * headers in place (issue 13); one too short for its header is still a local DDP error.
-     */
-    @Test
-    void ulpdusPassUpUndecodedOnceAsked() {
-        DdpCodec codec = new DdpCodec();
-        EmbeddedChannel ch = new EmbeddedChannel(codec);
-        assertFalse(codec.passesUlpdusUp());
-        ByteBuf before = ch.alloc().buffer(WRITE_RTR.length).writeBytes(WRITE_RTR);
-        assertTrue(ch.writeInbound(before));
-        DdpSegment decoded = ch.readInbound();
-        assertInstanceOf(DdpTaggedSegment.class, decoded, "a segment until asked");
-        decoded.release();
-
-        codec.passUlpdusUp();
-        assertTrue(codec.passesUlpdusUp());
-        for (byte[] ulpdu : new byte[][] {WRITE_RTR, RPING_SEND}) {
-            ByteBuf in = ch.alloc().buffer(ulpdu.length).writeBytes(ulpdu);
-            assertTrue(ch.writeInbound(in));
-            Object up = ch.readInbound();
-            try {
-                assertTrue(up == in, "the ULPDU itself: " + up);
-                assertEquals(0, in.readerIndex(), "reader index at the DDP header");
-                assertEquals(ulpdu.length, in.readableBytes());
-                assertEquals(1, in.refCnt(), "the one reference passed up");
-            } finally {
-                in.release();
-            }
-        }
-
-        byte[][] tooShort = {java.util.Arrays.copyOf(WRITE_RTR, 13), java.util.Arrays.copyOf(RPING_SEND, 17)};
-        for (byte[] ulpdu : tooShort) {
-            ByteBuf in = ch.alloc().buffer(ulpdu.length).writeBytes(ulpdu);
-            DdpException e = assertThrows(DdpException.class, () -> ch.writeInbound(in));
-            assertEquals(DdpError.LOCAL_CATASTROPHIC, e.error());
-            assertEquals(0, in.refCnt(), "released");
-        }
-        assertNull(ch.readInbound());
-        assertFalse(ch.finish());
-    }
 }

@@ -1,8 +1,12 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.ddp.llp.LlpStartupEvent;
+import dev.iwarp.ddp.llp.UlpduDelivery;
+import dev.iwarp.ddp.llp.UlpduReceiver;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayDeque;
@@ -21,6 +25,8 @@ abstract class AcceptingLlpAdapter extends ChannelDuplexHandler {
     /** Responder, startup done, not yet accepted: the startup event waits here, and ULPDUs behind it. */
     private LlpStartupEvent pendingStartup;
     private ArrayDeque<Object> held;
+    /** Bound by the core once the stream started: ULPDUs go to it instead of up the pipeline. */
+    private UlpduReceiver receiver;
 
     AcceptingLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
         this.onRequest = onRequest;
@@ -44,10 +50,10 @@ abstract class AcceptingLlpAdapter extends ChannelDuplexHandler {
         }
     }
 
-    /** One ULPDU up: now, or held while the ULP has not decided. */
+    /** One ULPDU to the core: now, or held while the ULP has not decided. */
     final void deliver(ChannelHandlerContext ctx, Object ulpdu) {
         if (pendingStartup == null) {
-            ctx.fireChannelRead(ulpdu);
+            deliverNow(ctx, ulpdu);
             return;
         }
         if (held == null) {
@@ -55,6 +61,49 @@ abstract class AcceptingLlpAdapter extends ChannelDuplexHandler {
             ctx.channel().config().setAutoRead(false); // at most one read batch waits for the decision
         }
         held.add(ulpdu);
+    }
+
+    /**
+     * To the bound receiver (header, then the payload where it says; the frame's CRC was checked over the
+     * whole frame before), or up the pipeline as a buffer while none is bound.
+     */
+    private void deliverNow(ChannelHandlerContext ctx, Object ulpdu) {
+        UlpduReceiver r = receiver;
+        if (r == null || !(ulpdu instanceof ByteBuf)) {
+            ctx.fireChannelRead(ulpdu);
+            return;
+        }
+        try {
+            UlpduDelivery.deliver((ByteBuf) ulpdu, r);
+        } finally {
+            ((ByteBuf) ulpdu).release();
+        }
+    }
+
+    /** {@link dev.iwarp.ddp.llp.LowerLayer#receiveWith}: from now on ULPDUs go to {@code r}. */
+    final void receiveWith(UlpduReceiver r) {
+        receiver = r;
+    }
+
+    /**
+     * {@link dev.iwarp.ddp.llp.UlpduWriter#writeUlpdu} for a framing whose unit is one buffer: the header
+     * octets in a small buffer of their own, joined with the payload (no payload copy), written through
+     * this adapter's own {@code write}. Never copies the payload.
+     */
+    final boolean writeJoined(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+        int length = header.readableBytes();
+        ByteBuf ulpdu = ctx.alloc().buffer(length).writeBytes(header, header.readerIndex(), length);
+        if (payload.isReadable()) {
+            ulpdu = ctx.alloc().compositeBuffer(2).addComponents(true, ulpdu, payload);
+        } else {
+            payload.release();
+        }
+        try {
+            write(ctx, ulpdu, promise);
+        } catch (Exception e) {
+            promise.tryFailure(e);
+        }
+        return false;
     }
 
     @Override
@@ -86,7 +135,7 @@ abstract class AcceptingLlpAdapter extends ChannelDuplexHandler {
         if (held != null) {
             ArrayDeque<Object> q = held;
             held = null;
-            q.forEach(ctx::fireChannelRead);
+            q.forEach(u -> deliverNow(ctx, u));
             ctx.fireChannelReadComplete();
             ctx.channel().config().setAutoRead(true);
         }

@@ -5,13 +5,16 @@ import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.ift.IftAdaptionCompletionEvent;
 import dev.iwarp.ift.IftFramer;
 import dev.iwarp.ift.IftFramingException;
 import dev.iwarp.ift.IftMode;
 import dev.iwarp.ift.IftParameters;
 import dev.iwarp.ift.IftRole;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 
 import java.util.function.Consumer;
 
@@ -86,6 +89,16 @@ final class IftLlpAdapter extends AcceptingLlpAdapter {
             @Override
             public String transmitHoldReason() {
                 return framer.isTxHeld() ? "IFT holds its frames" : null;
+            }
+
+            @Override
+            public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+                return writeJoined(header, payload, promise);
+            }
+
+            @Override
+            public void receiveWith(UlpduReceiver receiver) {
+                IftLlpAdapter.this.receiveWith(receiver);
             }
         };
         LlpParameters parameters = LlpParameters.builder("IFT",

@@ -1,7 +1,6 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.ddp.DdpCodec;
-import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpException;
@@ -10,6 +9,8 @@ import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.ddp.llp.RtrMessage;
+import dev.iwarp.ddp.llp.UlpduDelivery;
+import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaErrorCode;
 import dev.iwarp.mpa.MpaException;
@@ -23,11 +24,8 @@ import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandler;
-import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 
 import java.util.function.Consumer;
@@ -39,10 +37,11 @@ import java.util.function.Consumer;
  * MPA code; RFC 5044 §8), the {@link MpaFramer} serves as the {@link LowerLayer}, and on the
  * Responder side an {@link MpaConnectRequest} becomes an {@link IwarpConnectionRequest}.
  *
- * <p>Outbound, when the framer sends no markers, the adapter takes DDP segments itself
- * ({@link LowerLayer#takesSegments()}): it encodes each header into one reused array and hands it
- * with the payload to {@link MpaFramer#writeUlpdu}, so no composite ULPDU is built per segment.
- * The framer is the handler right below this adapter (the framing installs them together).
+ * <p>The {@link LowerLayer}'s writer is {@link MpaFramer#writeUlpdu} (header octets and payload framed
+ * without a composite; markers and held FPDUs handled by the framer). Once the core binds its
+ * {@link UlpduReceiver}, each ULPDU the framer completes (CRC checked) goes to it, lent as the framer's
+ * receive buffer: the framer is the handler right below this adapter (the framing installs them
+ * together), so no other handler can keep that buffer.
  */
 final class MpaLlpAdapter extends ChannelDuplexHandler {
     /** MPA's only Terminate EType (RFC 5044 §8). */
@@ -50,47 +49,25 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
     private final Consumer<IwarpConnectionRequest> onRequest;
 
-    /** DDP header octets of the segment being written (at most the 18 of an untagged header). */
-    private final ByteBuf header = Unpooled.wrappedBuffer(new byte[DdpUntaggedSegment.HEADER_LENGTH]);
-    /** The framer, once in full operation without outbound markers; segments then reach it directly. */
-    private MpaFramer segmentFramer;
+    /** Bound by the core once MPA is in full operation: ULPDUs go to it instead of up the pipeline. */
+    private UlpduReceiver receiver;
 
     MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
         this.onRequest = onRequest;
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        MpaFramer framer = segmentFramer;
-        DdpSegment segment;
-        if (msg instanceof DdpOutboundMessage) { // one write per segment (LowerLayer.takesMessagesFrom)
-            DdpOutboundMessage m = (DdpOutboundMessage) msg;
-            if (framer != null) {
-                header.clear();
-                ByteBuf payload = m.nextSegment(header);
-                if (framer.writeUlpdu(header, payload, promise)) { // the payload's reference goes to the framer
-                    m.payloadCopiedBelow();
-                }
-                return;
-            }
-            segment = m.nextSegment();
-        } else if (msg instanceof DdpSegment) {
-            segment = (DdpSegment) msg;
-        } else {
-            ctx.write(msg, promise);
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        UlpduReceiver r = receiver;
+        if (r == null || !(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
             return;
         }
-        if (framer == null) { // not announced as taking segments: encode as DdpCodec would
-            try {
-                ctx.write(DdpCodec.encode(segment, ctx.alloc()), promise);
-            } finally {
-                segment.release();
-            }
-            return;
+        try {
+            UlpduDelivery.deliver((ByteBuf) msg, r);
+        } finally {
+            ((ByteBuf) msg).release();
         }
-        header.clear();
-        segment.encodeHeader(header);
-        framer.writeUlpdu(header, segment.content(), promise); // the segment's reference goes to the framer
     }
 
     @Override
@@ -102,9 +79,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         if (evt instanceof MpaStartupCompletionEvent) {
             MpaStartupCompletionEvent e = (MpaStartupCompletionEvent) evt;
             if (e.isSuccess()) {
-                MpaFramer framer = framer(ctx);
-                segmentFramer = framer.markersTx() ? null : framer;
-                LowerLayer lower = lowerLayer(ctx, framer, segmentFramer != null);
+                LowerLayer lower = lowerLayer(ctx, framer(ctx));
                 ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
             } else {
                 ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));
@@ -154,30 +129,31 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         return framer;
     }
 
-    private static LowerLayer lowerLayer(ChannelHandlerContext adapter, MpaFramer framer, boolean takesSegments) {
+    /** Whether {@code framer} is the handler right below {@code adapter} (the framing installs them so). */
+    private static boolean framerRightBelow(ChannelHandlerContext adapter, MpaFramer framer) {
+        ChannelHandlerContext f = adapter.pipeline().context(framer);
+        java.util.List<String> names = adapter.pipeline().names();
+        return f != null && names.indexOf(f.name()) + 1 == names.indexOf(adapter.name());
+    }
+
+    private LowerLayer lowerLayer(ChannelHandlerContext adapter, MpaFramer framer) {
         return new LowerLayer() {
             @Override
-            public boolean takesSegments() {
-                return takesSegments;
-            }
-
-            @Override
-            public boolean takesMessagesFrom(ChannelHandlerContext sender) {
-                return takesSegments && DdpCodec.onlyCodecBetween(adapter, sender, ChannelOutboundHandler.class);
-            }
-
-            @Override
-            public boolean lendsUlpdusTo(ChannelHandlerContext receiver) {
-                ChannelHandlerContext framerCtx = adapter.pipeline().context(framer);
-                return framerCtx != null
-                        && DdpCodec.onlyCodecBetween(framerCtx, adapter, ChannelInboundHandler.class)
-                        && DdpCodec.onlyCodecBetween(adapter, receiver, ChannelInboundHandler.class)
-                        && framer.lendUlpdus(); // refused with inbound markers
+            public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+                return framer.writeUlpdu(header, payload, promise);
             }
 
             @Override
             public boolean copiesPayload(int headerLength, int payloadLength) {
-                return takesSegments && framer.copiesUlpdu(headerLength, payloadLength);
+                return framer.copiesUlpdu(headerLength, payloadLength);
+            }
+
+            @Override
+            public void receiveWith(UlpduReceiver r) {
+                if (framerRightBelow(adapter, framer)) { // nothing between could keep a lent buffer
+                    framer.lendUlpdus(); // refused with inbound markers: each ULPDU is then a view of its pieces
+                }
+                receiver = r;
             }
 
             @Override

@@ -8,6 +8,7 @@ import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.sctp.PlacementChunk;
 import dev.iwarp.sctp.PlacementFlags;
@@ -192,6 +193,16 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
             @Override
             public String transmitHoldReason() {
                 return null;
+            }
+
+            @Override
+            public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+                return writeJoined(header, payload, promise);
+            }
+
+            @Override
+            public void receiveWith(UlpduReceiver receiver) {
+                SctpLlpAdapter.this.receiveWith(receiver);
             }
         };
         LlpParameters parameters = LlpParameters.builder("SCTP", initiator ? LlpRole.INITIATOR : LlpRole.RESPONDER,

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
@@ -17,9 +18,9 @@ import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.RdmaEngine;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 
@@ -46,8 +47,8 @@ final class MpaEnginePair {
     }
 
     /**
-     * With {@code tap} false nothing sits between the DDP codec and the engine, so the MPA adapter cuts
-     * outbound segments itself ({@code LowerLayer.takesMessagesFrom}) and {@link Side#written} stays empty.
+     * With {@code tap} false no tap sits between the DDP codec and the engine (the engine writes through the
+     * MPA adapter's writer either way, so {@link Side#written} stays empty).
      */
     MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa, boolean tap) {
         this(initiatorMpa, responderMpa, tap, false);
@@ -55,7 +56,7 @@ final class MpaEnginePair {
 
     /**
      * With {@code inboundBelowAdapter} an inbound handler sits between each MPA framer and its adapter, so
-     * the framer cannot lend ULPDUs ({@code LowerLayer.lendsUlpdusTo}) and makes a slice of each.
+     * the framer does not lend ULPDUs (a handler there could keep the buffer) and makes a slice of each.
      */
     MpaEnginePair(MpaSettings initiatorMpa, MpaSettings responderMpa, boolean tap, boolean inboundBelowAdapter) {
         responder = new Side(MpaRole.RESPONDER, responderMpa, tap, inboundBelowAdapter);
@@ -108,14 +109,13 @@ final class MpaEnginePair {
             if (inboundBelowAdapter) {
                 ch.pipeline().addBefore(IwarpPipeline.LLP, "below", new ChannelInboundHandlerAdapter());
             }
-            if (tap) {
-                ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelOutboundHandlerAdapter() {
+            if (tap) { // the engine's lower layer, wrapped: every ULPDU written is recorded on its way down
+                ch.pipeline().addAfter(IwarpPipeline.DDP, "tap", new ChannelInboundHandlerAdapter() {
                     @Override
-                    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                        if (msg instanceof DdpSegment) {
-                            written.add(new DdpHeader((DdpSegment) msg));
-                        }
-                        ctx.write(msg, promise);
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                        LlpStartupEvent e = evt instanceof LlpStartupEvent ? (LlpStartupEvent) evt : null;
+                        ctx.fireUserEventTriggered(e != null && e.isSuccess()
+                                ? LlpStartupEvent.success(e.parameters(), recording(e.lowerLayer())) : evt);
                     }
                 });
             }
@@ -131,14 +131,49 @@ final class MpaEnginePair {
             });
         }
 
+        /** {@code lower} with every ULPDU written through it recorded in {@link #written}. */
+        private LowerLayer recording(LowerLayer lower) {
+            return new LowerLayer() {
+                @Override
+                public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+                    ByteBuf copy = Unpooled.copiedBuffer(header, payload);
+                    DdpSegment s = DdpCodec.decode(copy);
+                    written.add(new DdpHeader(s));
+                    s.release();
+                    copy.release();
+                    return lower.writeUlpdu(header, payload, promise);
+                }
+
+                @Override
+                public boolean copiesPayload(int headerLength, int payloadLength) {
+                    return lower.copiesPayload(headerLength, payloadLength);
+                }
+
+                @Override
+                public void receiveWith(dev.iwarp.ddp.llp.UlpduReceiver receiver) {
+                    lower.receiveWith(receiver);
+                }
+
+                @Override
+                public int mulpdu() {
+                    return lower.mulpdu();
+                }
+
+                @Override
+                public void closeAfterFlush() {
+                    lower.closeAfterFlush();
+                }
+
+                @Override
+                public String transmitHoldReason() {
+                    return lower.transmitHoldReason();
+                }
+            };
+        }
+
         /** Whether this side's MPA framer lends ULPDUs to the engine instead of slicing them. */
         boolean framerLendsUlpdus() {
             return ch.pipeline().get(MpaFramer.class).lendsUlpdus();
-        }
-
-        /** Whether the MPA adapter cuts this side's outbound segments itself. */
-        boolean adapterCutsSegments() {
-            return lower.takesMessagesFrom(ch.pipeline().context(IwarpPipeline.RDMAP));
         }
 
         /** A pooled buffer of {@code size} octets filled with {@code fill}, released at {@link #close()}. */

@@ -4,6 +4,7 @@ import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
+import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.rdmap.AtomicOp;
@@ -234,15 +235,14 @@ final class Requester {
     // ------------------------------------------------------------------ responses
 
     /**
-     * An RDMA Read Response segment (RFC 5040 §4.5), its payload from {@code payload}'s reader index on:
-     * placed into the oldest outstanding Read's sink.
+     * Where an RDMA Read Response segment (RFC 5040 §4.5) of {@code len} payload octets goes: the oldest
+     * outstanding Read's sink, checked before any octet is placed; {@code null} for no payload.
      */
-    void onReadResponse(int stag, long to, boolean last, ByteBuf payload) {
+    TaggedBuffer readResponseTarget(int stag, long to, boolean last, int len) {
         Outstanding o = outstanding.peek();
         if (o == null || o.atomicId != 0) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "Read Response without an outstanding Read");
         }
-        int len = payload.readableBytes();
         if (stag != o.sinkStag && !(len == 0 && o.size == 0)) {
             throw new RdmapException(TerminateCause.of(DdpError.INVALID_STAG), "Read Response to "
                     + Responder.hex(stag) + ", the outstanding Read's sink is " + Responder.hex(o.sinkStag));
@@ -251,19 +251,25 @@ final class Requester {
             throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response TO 0x"
                     + Long.toHexString(to) + " +" + len + " outside the outstanding Read");
         }
-        if (len > 0) {
-            TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.LOCAL_WRITE);
-            if (r != TaggedAccessResult.OK) {
-                throw new RdmapException(TerminateCause.of(r.ddpError()), "Read Response sink: " + r);
-            }
-            stream.table.lookup(stag).place(to, payload);
-            o.received += len;
+        if (last && o.received + len != o.size) {
+            throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response of "
+                    + (o.received + len) + " octets for a Read of " + o.size);
         }
+        if (len == 0) {
+            return null;
+        }
+        TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.LOCAL_WRITE);
+        if (r != TaggedAccessResult.OK) {
+            throw new RdmapException(TerminateCause.of(r.ddpError()), "Read Response sink: " + r);
+        }
+        return stream.table.lookup(stag);
+    }
+
+    /** The payload of the Read Response segment {@link #readResponseTarget} named was placed. */
+    void readResponsePlaced(boolean last, int len) {
+        Outstanding o = outstanding.peek();
+        o.received += len;
         if (last) {
-            if (o.received != o.size) {
-                throw new RdmapException(TerminateCause.of(DdpError.BASE_OR_BOUNDS_VIOLATION), "Read Response of "
-                        + o.received + " octets for a Read of " + o.size);
-            }
             outstanding.poll();
             if (o.wr != null) {
                 order.succeeded(o, o.size, 0);

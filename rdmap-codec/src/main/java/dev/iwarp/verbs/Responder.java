@@ -7,6 +7,7 @@ import dev.iwarp.ddp.FreeList;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.UntaggedPlacement;
 import dev.iwarp.ddp.UntaggedReceiveQueue;
 import dev.iwarp.rdmap.AtomicRequestHeader;
@@ -115,16 +116,15 @@ final class Responder {
     // ------------------------------------------------------------------ tagged
 
     /**
-     * An RDMA Write segment (RFC 5040 §4.3), its payload from {@code payload}'s reader index on: validated
-     * against the STag table, then placed.
+     * Where an RDMA Write segment (RFC 5040 §4.3) of {@code len} payload octets goes: its tagged buffer,
+     * validated against the STag table before any octet is placed, or {@code null} for no payload.
      */
-    void onWrite(int stag, long to, boolean last, ByteBuf payload) {
-        int len = payload.readableBytes();
+    TaggedBuffer writeTarget(int stag, long to, boolean last, int len) {
         if (last) {
             peerWrites++;
         }
         if (len == 0) {
-            return; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
+            return null; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
         }
         TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.REMOTE_WRITE);
         if (r != TaggedAccessResult.OK) {
@@ -133,7 +133,11 @@ final class Responder {
                     ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
                     "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
         }
-        stream.table.lookup(stag).place(to, payload);
+        return stream.table.lookup(stag);
+    }
+
+    /** The payload of the RDMA Write segment {@link #writeTarget} named was placed. */
+    void writePlaced(int len) {
         peerWriteOctets += len;
     }
 

@@ -1,9 +1,13 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpOutboundMessage;
+import dev.iwarp.ddp.DdpSegment;
+import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.rdmap.RdmapControl;
 import dev.iwarp.rdmap.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 
@@ -22,9 +26,10 @@ import java.util.concurrent.TimeUnit;
  * <p>A message's promise completes with its last segment's write, or, when its writes released its
  * source (every payload octet copied on the way down), right after the write loop ({@link #transmit}).
  * A message goes back to its segmenter
- * once its last segment was written or it was dropped (no allocation per message). Below an adapter
- * that takes messages ({@code LowerLayer.takesMessagesFrom}), the message itself is written once per
- * segment and the adapter cuts the segment: no segment object either. Confined to the event loop.
+ * once its last segment was written or it was dropped (no allocation per message). Each segment goes
+ * to the lower layer's {@link dev.iwarp.ddp.llp.UlpduWriter}: its header octets cut into one reused
+ * array, its payload a slice of the source; no segment object and no composite per segment. Confined
+ * to the event loop.
  */
 final class Transmitter {
     /**
@@ -36,7 +41,7 @@ final class Transmitter {
 
     /** No completion promise for a queued message. */
     private static final Object NO_PROMISE = new Object();
-    /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message (issue 13). */
+    /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message. */
     private final ArrayDeque<Object> queue = new ArrayDeque<>(1); // grows as used: idle streams stay small
     private ChannelHandlerContext ctx;
     private LowerLayer lowerLayer;
@@ -59,8 +64,8 @@ final class Transmitter {
         transmit(true);
     };
     private boolean closeWhenDrained;
-    /** Messages go down themselves, one write per segment (LowerLayer.takesMessagesFrom): no segment objects. */
-    private boolean messagesPassDown;
+    /** DDP header octets of the segment being written (at most the 18 of an untagged header). */
+    private final ByteBuf header = Unpooled.wrappedBuffer(new byte[DdpUntaggedSegment.HEADER_LENGTH]);
     private boolean closed;
     /** Read Response octets per second at most; 0: no limit. */
     private long readRate;
@@ -85,7 +90,6 @@ final class Transmitter {
     /** Called once the lower layer is in full operation. */
     void start(LowerLayer lowerLayer) {
         this.lowerLayer = lowerLayer;
-        messagesPassDown = lowerLayer.takesMessagesFrom(ctx); // implies takesSegments (LowerLayer)
     }
 
     /**
@@ -180,7 +184,7 @@ final class Transmitter {
      * reported after the write loop, and what their listeners post is written by the same call, which
      * goes on while the channel stays writable: small messages then fill the outbound buffer as far as its
      * high-water mark, as a raw Netty writer would, instead of one send-queue depth per {@code writev}
-     * (issue 13: 16 messages per {@code writev} at depth 16).
+     * (16 messages per {@code writev} at depth 16 before).
      */
     void transmit(boolean flush) {
         transmit(flush, true);
@@ -257,14 +261,10 @@ final class Transmitter {
                     }
                 }
             }
-            if (!messagesPassDown) {
-                ctx.write(m.nextSegment(), promise);
-            } else if (!writeNextSegmentOf(m, promise)) {
-                abandon(m, last);
-                if (released != null) {
-                    released.tryFailure(new IllegalStateException("a handler held the message"));
-                }
-                return true;
+            header.clear();
+            ByteBuf payload = m.nextSegment(header);
+            if (lowerLayer.writeUlpdu(header, payload, promise)) { // the payload's reference went with it
+                m.payloadCopiedBelow();
             }
             if (rated) {
                 readCredit -= remaining - (last ? 0 : m.remaining());
@@ -286,12 +286,12 @@ final class Transmitter {
 
     /**
      * Whether {@code m}'s last segment, about to be written, leaves its source free once written: the message
-     * is one segment the adapter below copies ({@link LowerLayer#copiesPayload}, which it confirms through
+     * is one segment the lower layer copies ({@link LowerLayer#copiesPayload}, which it confirms through
      * {@link DdpOutboundMessage#payloadCopiedBelow}), or each segment carries its own copy ({@link
      * DdpOutboundMessage#copyEachSegment}).
      */
     private boolean releasesSource(DdpOutboundMessage m) {
-        if (messagesPassDown && m.segmentsProduced() == 0 && lowerLayer.copiesPayload(m.headerLength(), m.length())) {
+        if (m.segmentsProduced() == 0 && lowerLayer.copiesPayload(m.headerLength(), m.length())) {
             // the CRC covers the adapter's copy, the octets sent: a copy of our own first would be a second one
             m.copyEachSegment(null);
             return true;
@@ -311,29 +311,6 @@ final class Transmitter {
         return true;
     }
 
-    /** The lower layer's adapter takes {@code m}'s next segment in this write (LowerLayer.takesMessagesFrom). */
-    private boolean writeNextSegmentOf(DdpOutboundMessage m, ChannelPromise promise) {
-        int before = m.segmentsProduced();
-        ctx.write(m, promise);
-        return m.segmentsProduced() != before;
-    }
-
-    /**
-     * {@code m} came back uncut: a handler put between the engine and the lower layer after startup holds
-     * it, and the stream cannot go on in order. It closes; what is queued fails.
-     */
-    private void abandon(DdpOutboundMessage m, boolean last) {
-        RdmaEngine.LOG.warn("{} a handler between the RDMA engine and the lower layer held {}; closing",
-                ctx.channel(), m);
-        messagesPassDown = false;
-        if (last) {
-            m.discard(); // no longer queued; its promise went with the write (not recycled: the handler has it)
-        } // else it is still queued, with its promise, and goes with the rest
-        discardQueued("a handler between the RDMA engine and the lower layer held a message");
-        closed = true;
-        ctx.close();
-    }
-
     /** Graceful close (RFC 5040 §6.2.1): what is queued goes out, then the lower layer closes. */
     void closeAfterQueued() {
         closeWhenDrained = true;
@@ -345,10 +322,12 @@ final class Transmitter {
      * {@code last} (a Terminate, or nothing when {@code null}) regardless of writability and closes
      * after it.
      */
-    void abort(Object last, String why) {
+    void abort(DdpSegment last, String why) {
         closed = true;
         if (last != null) {
-            ctx.write(last, ctx.voidPromise());
+            header.clear();
+            last.encodeHeader(header);
+            lowerLayer.writeUlpdu(header, last.content(), ctx.voidPromise()); // the segment's reference goes down
         }
         ctx.flush();
         // dropped after the Terminate left: their failed promises run completion code, which may close

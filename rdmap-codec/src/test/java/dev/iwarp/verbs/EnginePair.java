@@ -31,13 +31,13 @@ final class EnginePair {
         this(null, initiatorParams, responderParams);
     }
 
-    /** Default parameters; with {@code inboundBetween} segments reach both engines as objects (see EngineSide). */
+    /** Default parameters; with {@code inboundBetween} an inbound handler sits above each lower layer (see EngineSide). */
     EnginePair(boolean inboundBetween) {
         this(null, UnaryOperator.identity(), UnaryOperator.identity(), inboundBetween, false);
     }
 
-    /** Default parameters over fake lower layers that cut outbound segments themselves (takesMessagesFrom). */
-    static EnginePair cuttingSegmentsBelow() {
+    /** Default parameters over fake lower layers that copy payloads of up to 1024 octets as they write. */
+    static EnginePair copyingBelow() {
         return new EnginePair(null, UnaryOperator.identity(), UnaryOperator.identity(), false, true);
     }
 
@@ -54,11 +54,11 @@ final class EnginePair {
 
     private EnginePair(RdmaDevice responderDevice, UnaryOperator<LlpParameters.Builder> initiatorParams,
                        UnaryOperator<LlpParameters.Builder> responderParams, boolean inboundBetween,
-                       boolean cutsSegments) {
+                       boolean copiesBelow) {
         initiator = new EngineSide(LlpRole.INITIATOR, null, inboundBetween);
         responder = new EngineSide(LlpRole.RESPONDER, responderDevice, inboundBetween);
-        initiator.llp.cutsSegments = cutsSegments;
-        responder.llp.cutsSegments = cutsSegments;
+        initiator.llp.copiesUpTo = copiesBelow ? 1024 : -1;
+        responder.llp.copiesUpTo = copiesBelow ? 1024 : -1;
         responder.establish(responderParams.apply(responder.parameters()).build());
         initiator.establish(initiatorParams.apply(initiator.parameters()).build());
         pump();

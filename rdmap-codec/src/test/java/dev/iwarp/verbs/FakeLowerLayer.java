@@ -1,26 +1,25 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpCodec;
-import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpSegment;
-import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.UlpduDelivery;
+import dev.iwarp.ddp.llp.UlpduReceiver;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A framing that is no framing: it honours the lower-layer contract and nothing else, so the engine
- * can be tested without MPA. It sits at the bottom of the pipeline, passes ULPDUs ({@code ByteBuf})
- * straight through in both directions, fires the startup event with whatever parameters a test
+ * can be tested without MPA. It sits at the bottom of the pipeline, frames nothing (a written ULPDU
+ * goes down as one buffer; a buffer read is one ULPDU, handed to the engine's receiver), fires the startup event with whatever parameters a test
  * chooses, raises LLP errors on demand, and can stall transmission (writes held, counting toward
  * writability, until {@link #unstall()}) or hold it as an MPA Responder does before its first FPDU.
  */
@@ -31,11 +30,12 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
     /** When set, {@link #transmitHoldReason()} reports it and ULPDUs written are dropped at the close. */
     String holdReason;
     int closeAfterFlushCalls;
-    /** Announced before startup: segments and messages come down here, and this cuts them as MPA's adapter does. */
-    boolean cutsSegments;
-    /** With {@link #cutsSegments}: messages are kept here uncut, as a handler holding writes would. */
-    boolean holdsMessages;
-    final List<DdpOutboundMessage> heldMessages = new ArrayList<>();
+    /** Payloads of at most this many octets are copied by {@link #writeUlpdu} (as MPA's small FPDUs); -1: none. */
+    int copiesUpTo = -1;
+    /** Told of every segment written, decoded (the caller keeps its reference). */
+    Consumer<DdpSegment> tap;
+    /** Bound by the engine: ULPDUs received go to it. */
+    private UlpduReceiver receiver;
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -101,26 +101,55 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
     }
 
     @Override
-    public boolean takesSegments() {
-        return cutsSegments;
+    public void receiveWith(UlpduReceiver receiver) {
+        this.receiver = receiver;
     }
 
     @Override
-    public boolean takesMessagesFrom(ChannelHandlerContext sender) {
-        return cutsSegments;
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (receiver == null || !(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            UlpduDelivery.deliver((ByteBuf) msg, receiver);
+        } finally {
+            ((ByteBuf) msg).release();
+        }
+    }
+
+    @Override
+    public boolean copiesPayload(int headerLength, int payloadLength) {
+        return payloadLength <= copiesUpTo && ctx.channel().isActive();
+    }
+
+    @Override
+    public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+        boolean copy = copiesPayload(header.readableBytes(), payload.readableBytes());
+        ByteBuf h = ctx.alloc().buffer(header.readableBytes()).writeBytes(header, header.readerIndex(),
+                header.readableBytes());
+        ByteBuf ulpdu;
+        if (copy) {
+            ulpdu = h.writeBytes(payload);
+            payload.release();
+        } else {
+            ulpdu = ctx.alloc().compositeBuffer(2).addComponents(true, h, payload);
+        }
+        if (tap != null) {
+            DdpSegment s = DdpCodec.decode(ulpdu);
+            try {
+                tap.accept(s);
+            } finally {
+                s.release();
+            }
+        }
+        write(ctx, ulpdu, promise);
+        return copy;
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof DdpOutboundMessage) { // LowerLayer.takesMessagesFrom: one segment per write
-            if (holdsMessages) {
-                heldMessages.add((DdpOutboundMessage) msg);
-                return;
-            }
-            ByteBuf header = ctx.alloc().buffer(DdpUntaggedSegment.HEADER_LENGTH);
-            ByteBuf payload = ((DdpOutboundMessage) msg).nextSegment(header);
-            msg = ctx.alloc().compositeBuffer(2).addComponents(true, header, payload);
-        } else if (msg instanceof DdpSegment) { // takesSegments without a message: encode as DdpCodec would
+        if (msg instanceof DdpSegment) { // a segment from a handler above: encode as DdpCodec would
             DdpSegment segment = (DdpSegment) msg;
             try {
                 msg = DdpCodec.encode(segment, ctx.alloc());

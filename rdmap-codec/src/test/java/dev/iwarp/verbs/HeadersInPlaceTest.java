@@ -8,12 +8,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
- * An engine directly above the DDP codec reads DDP headers in place (issue 13: no segment object per
- * incoming segment); with an inbound handler between the two it takes segment objects. Both paths place
- * the same octets and quote the same header in a Terminate.
+ * The engine receives every ULPDU through the lower layer's receiver (header first, then placement; no
+ * segment object per incoming segment), whatever inbound handler sits above the lower layer: with or
+ * without one, the same octets are placed, that handler sees no ULPDU, and a Terminate quotes the same header.
  */
 class HeadersInPlaceTest extends EnginePairTest {
     @ParameterizedTest(name = "inbound handler between codec and engine: {0}")
@@ -22,9 +23,9 @@ class HeadersInPlaceTest extends EnginePairTest {
         pair = new EnginePair(inboundBetween);
         EngineSide a = pair.initiator;
         EngineSide b = pair.responder;
-        assertEquals(!inboundBetween, a.headersReadInPlace());
-        assertEquals(!inboundBetween, b.headersReadInPlace());
         writeReadAndSendOfFourSegmentsEach();
+        assertTrue(a.headersReadInPlace(), "every ULPDU went to the engine's receiver, none up the pipeline");
+        assertTrue(b.headersReadInPlace(), "every ULPDU went to the engine's receiver, none up the pipeline");
     }
 
     /** RFC 5040 §7.1 (rdmap.md §7): the Terminate quotes the offending segment's whole DDP header. */

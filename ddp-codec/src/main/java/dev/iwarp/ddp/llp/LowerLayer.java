@@ -1,13 +1,14 @@
 package dev.iwarp.ddp.llp;
 
 import dev.iwarp.ddp.MulpduSource;
-import io.netty.channel.ChannelHandlerContext;
 
 /**
  * The operations DDP and RDMAP invoke on the framing below them, implemented by each framing's
- * adapter. All methods are called on the stream's event loop.
+ * adapter: transmit ({@link UlpduWriter}), receive ({@link #receiveWith}), MULPDU, graceful close.
+ * No capability flags and no pipeline walks: every framing offers the same calls. All methods are
+ * called on the stream's event loop.
  */
-public interface LowerLayer extends MulpduSource {
+public interface LowerLayer extends MulpduSource, UlpduWriter {
 
     /**
      * Graceful close: everything written so far goes out first, then the connection closes (for a
@@ -24,50 +25,10 @@ public interface LowerLayer extends MulpduSource {
     String transmitHoldReason();
 
     /**
-     * Whether the adapter below takes each outbound {@link dev.iwarp.ddp.DdpSegment} itself (and its
-     * reference) instead of the ULPDU {@link dev.iwarp.ddp.DdpCodec} would encode: it then frames the
-     * header octets and the payload without building a composite ULPDU per segment. {@code DdpCodec}
-     * passes segments down unencoded from the {@link LlpStartupEvent} that announces such a lower
-     * layer on. By default false.
+     * From now on every ULPDU received goes to {@code receiver} (header first, then its payload where
+     * the receiver says; {@link UlpduReceiver}) instead of up the pipeline. The core that consumes
+     * DDP binds itself here once the startup event arrived; without a receiver, ULPDUs pass up the
+     * pipeline as {@link io.netty.buffer.ByteBuf}s (for {@link dev.iwarp.ddp.DdpCodec} and tools).
      */
-    default boolean takesSegments() {
-        return false;
-    }
-
-    /**
-     * Whether a sender at {@code sender} may write {@link dev.iwarp.ddp.DdpOutboundMessage}s down to this
-     * lower layer's adapter in place of segments, one write per segment: each write of a message makes
-     * the adapter take that message's next segment at once ({@link
-     * dev.iwarp.ddp.DdpOutboundMessage#nextSegment(io.netty.buffer.ByteBuf)}, no segment object, issue 13)
-     * and use the write's promise for it. Only when the adapter {@linkplain #takesSegments() takes
-     * segments} and no outbound handler but {@link dev.iwarp.ddp.DdpCodec} sits between {@code sender}
-     * and it: a handler there could hold a message, which changes with every write. By default false.
-     */
-    default boolean takesMessagesFrom(ChannelHandlerContext sender) {
-        return false;
-    }
-
-    /**
-     * Whether a message segment with a DDP header of {@code headerLength} octets and {@code payloadLength}
-     * payload octets, written to this adapter now as {@link #takesMessagesFrom} describes, has its payload
-     * copied into the framing's own buffer and released before the write returns; the adapter then confirms
-     * it with {@link dev.iwarp.ddp.DdpOutboundMessage#payloadCopiedBelow()}. The sender may then treat the
-     * message as sent once written (its source is free, as siw's is once in the TCP send buffer) and pass a
-     * void promise. By default false.
-     */
-    default boolean copiesPayload(int headerLength, int payloadLength) {
-        return false;
-    }
-
-    /**
-     * Asks this lower layer to hand each ULPDU up to {@code receiver} as a view of its own receive
-     * buffer, lent for the {@code channelRead} that carries it: no ULPDU object per FPDU (issue 13). The
-     * receiver reads it within that call, keeps no reference to the buffer itself (a retained slice of it
-     * stays valid), and releases it once, as any message. Only when no inbound handler but {@link
-     * dev.iwarp.ddp.DdpCodec} sits between this lower layer's adapter and {@code receiver}: another could
-     * keep a buffer whose indices move on. Returns whether ULPDUs are lent from now on; by default false.
-     */
-    default boolean lendsUlpdusTo(ChannelHandlerContext receiver) {
-        return false;
-    }
+    void receiveWith(UlpduReceiver receiver);
 }

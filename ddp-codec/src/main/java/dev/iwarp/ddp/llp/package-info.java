@@ -3,9 +3,13 @@
  * "Reliable Delivery LLP Requirements"), stated once so that MPA, IFT, the SCTP adaptation and any
  * later framing carry the same RDMA core unchanged.
  *
- * <p>A framing delivers whole ULPDUs upward, one {@link io.netty.buffer.ByteBuf} per framing unit
- * (MPA FPDU, IFT frame, SCTP message), in order, each holding exactly one DDP segment; it takes
- * ULPDUs downward (a {@code ByteBuf}, ownership passes to it). Around that it owes the layers above:
+ * <p>Transmit is one {@link dev.iwarp.ddp.llp.UlpduWriter#writeUlpdu} call per ULPDU (header octets,
+ * payload, promise) that says whether it copied the payload. Receive carries placement, as siw's
+ * receive path does: the framing hands the core each ULPDU's DDP header first
+ * ({@link dev.iwarp.ddp.llp.UlpduReceiver#onHeader}), the core answers with the payload's destination
+ * ({@link dev.iwarp.ddp.llp.Placement}), checked before a payload octet is placed, and the framing then
+ * moves the payload there. No capability flags, no pipeline walks: MPA, IFT and the SCTP adaptation
+ * offer the same calls. Around that a framing owes the layers above:
  * <ul>
  *   <li>one {@link dev.iwarp.ddp.llp.LlpStartupEvent} when its startup ends, carrying on success the
  *       negotiated {@link dev.iwarp.ddp.llp.LlpParameters} (role, MULPDU source, DDP/RDMAP version,
