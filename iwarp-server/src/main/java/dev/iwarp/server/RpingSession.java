@@ -105,7 +105,7 @@ public final class RpingSession implements WireCompletionListener {
      */
     public void start(WireConnection conn) {
         this.conn = conn;
-        this.peer = conn.channel().remoteAddress();
+        this.peer = dev.iwarp.server.wire.Addresses.printable(conn.channel().remoteAddress()); // 127.0.0.1:7174
         conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         conn.channel().closeFuture().addListener(f -> release());
         conn.whenEstablished(() -> LOG.info("{} connected: {}", peer, conn.parameters()));

@@ -116,7 +116,7 @@ final class SendRecvCommand implements Callable<Integer> {
         try {
             // librdmacm rdma_client: rdma_post_recv before rdma_connect
             conn = client.connect(peer, domain, crc, 1, completions, c -> c.postRecv(0, recv, 0, recvSize), timeoutMs);
-            out.println("connected to " + peer + ": " + conn.parameters());
+            out.println("connected to " + dev.iwarp.server.wire.Addresses.format(peer) + ": " + conn.parameters());
             for (int n = 0; n < count; n++) {
                 conn.postSend(WR_SEND, send, 0, size);
                 completions.take(false, timeoutMs, "Send " + n);
@@ -142,7 +142,7 @@ final class SendRecvCommand implements Callable<Integer> {
             sendMemory.release();
             recvMemory.release();
         }
-        out.printf("%d/%d messages of %d octets answered by %s in %.1f ms%n", answered, count, size, peer,
+        out.printf("%d/%d messages of %d octets answered by %s in %.1f ms%n", answered, count, size, dev.iwarp.server.wire.Addresses.format(peer),
                 (System.nanoTime() - t0) / 1e6);
         return answered == count;
     }

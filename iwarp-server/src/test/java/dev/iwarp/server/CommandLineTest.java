@@ -160,7 +160,7 @@ class CommandLineTest {
             String port = Integer.toString(server.localAddress().getPort());
             Run validated = run("ping", "-a", "127.0.0.1", "-p", port, "-C", "3", "-V");
             assertEquals(0, validated.exit(), validated.toString());
-            assertTrue(validated.out().contains("3/3 pings of 64 octets verified with /127.0.0.1:" + port),
+            assertTrue(validated.out().contains("3/3 pings of 64 octets verified with 127.0.0.1:" + port),
                     validated.out());
             assertFalse(validated.out().contains("ping data:"), "-V validates, -v displays");
 
