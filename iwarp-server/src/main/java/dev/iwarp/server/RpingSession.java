@@ -140,8 +140,9 @@ public final class RpingSession implements WireCompletionListener {
             recv.discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
         }
-        if (echoOnly || len != Advertisement.LENGTH) {
-            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
+        if (echoOnly || len != Advertisement.LENGTH || recv.memory().getInt(12) == 0) {
+            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer). One of
+            // 0 octets asks for nothing (rping never sends it): librdmacm's rdma_client sends 16 zero octets
             conn.postSend(WR_ECHO, recv, 0, len);
             return;
         }

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
  * {@code sendrecv HOST[:PORT]}: the exchange of rdma-core's {@code rdma_client} example (librdmacm):
  * post one receive, connect, then per message Send {@code --size} octets and wait for one Send back.
  * Against {@code rdma_server} (one 16-octet exchange) and against {@code serve} (which echoes any
- * Send that is not 16 octets long, and every Send with {@code --echo}). Uses Sends only, so it needs
+ * Send that is not an rping advertisement: 16 zero octets, as rdma_client sends them, advertise nothing). Uses Sends only, so it needs
  * no RFC 6581 IRD/ORD: the tool for MPA Rev 1 peers. Over iWARP or VI/TCP.
  */
 @Command(name = "sendrecv",
@@ -91,10 +91,6 @@ final class SendRecvCommand implements Callable<Integer> {
             return; // a timeout of ours, not the peer's doing
         }
         out.println("the peer " + (error != null ? "sent " + error : "closed the connection without an error message"));
-        if (size == Advertisement.LENGTH) {
-            out.println("hint: iwarp-server's serve reads a 16-octet Send as an rping buffer advertisement; "
-                    + "start it with serve --echo, or send another --size");
-        }
     }
 
     /** Runs the exchange; prints one line per message and a summary; true when every message was answered. */
@@ -104,9 +100,7 @@ final class SendRecvCommand implements Callable<Integer> {
         ByteBuf sendMemory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 1));
         ByteBuf recvMemory = PooledByteBufAllocator.DEFAULT.directBuffer(recvSize);
         recvMemory.writeZero(recvSize);
-        for (int i = 0; i < sendMemory.capacity(); i++) {
-            sendMemory.writeByte('a' + i % 26);
-        }
+        sendMemory.writeZero(sendMemory.capacity()); // as rdma_client's send_msg, a zeroed static buffer
         WireRegion send = domain.register(sendMemory);
         WireRegion recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
         BlockingCompletions completions = new BlockingCompletions();
