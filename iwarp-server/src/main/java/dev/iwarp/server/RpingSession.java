@@ -140,9 +140,9 @@ public final class RpingSession implements WireCompletionListener {
             recv.discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
         }
-        if (echoOnly || len != Advertisement.LENGTH || recv.memory().getInt(12) == 0) {
-            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer). One of
-            // 0 octets asks for nothing (rping never sends it): librdmacm's rdma_client sends 16 zero octets
+        if (echoOnly || len != Advertisement.LENGTH || recv.memory().getLong(0) == 0 && recv.memory().getLong(8) == 0) {
+            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer). 16 zero
+            // octets (TO 0, STag 0, 0 octets) advertise nothing: librdmacm's rdma_client and sendrecv send them
             conn.postSend(WR_ECHO, recv, 0, len);
             return;
         }

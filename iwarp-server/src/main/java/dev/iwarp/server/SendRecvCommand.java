@@ -96,11 +96,19 @@ final class SendRecvCommand implements Callable<Integer> {
     /** Runs the exchange; prints one line per message and a summary; true when every message was answered. */
     static boolean run(ClientWire client, InetSocketAddress peer, boolean crc, int size, int count, int recvSize,
                        long timeoutMs, PrintWriter out) {
+        return run(client, peer, crc, size, count, recvSize, timeoutMs, out, false);
+    }
+
+    /** As above; {@code letters}: the messages are 'a'..'z' repeated instead of zeros. */
+    static boolean run(ClientWire client, InetSocketAddress peer, boolean crc, int size, int count, int recvSize,
+                       long timeoutMs, PrintWriter out, boolean letters) {
         WireDomain domain = client.allocDomain();
         ByteBuf sendMemory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 1));
         ByteBuf recvMemory = PooledByteBufAllocator.DEFAULT.directBuffer(recvSize);
         recvMemory.writeZero(recvSize);
-        sendMemory.writeZero(sendMemory.capacity()); // as rdma_client's send_msg, a zeroed static buffer
+        for (int i = 0; i < sendMemory.capacity(); i++) { // zeros as rdma_client's send_msg, a zeroed static buffer
+            sendMemory.writeByte(letters ? 'a' + i % 26 : 0);
+        }
         WireRegion send = domain.register(sendMemory);
         WireRegion recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
         BlockingCompletions completions = new BlockingCompletions();
