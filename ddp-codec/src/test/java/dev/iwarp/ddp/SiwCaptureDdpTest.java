@@ -41,7 +41,7 @@ class SiwCaptureDdpTest {
 
     @BeforeAll
     static void needsSharedData() {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
     }
 
     /**

@@ -192,6 +192,14 @@ public final class IftAdaptionIndication {
     }
 
     /**
+     * Whether the readable octets begin with the magic number "RDDP" (at least 4 readable): an IFT peer's first
+     * octets, for telling it from another framing's peer. Reads nothing.
+     */
+    public static boolean startsWithMagic(ByteBuf in) {
+        return in.readableBytes() >= 4 && in.getInt(in.readerIndex()) == MAGIC;
+    }
+
+    /**
      * Checks that the readable octets can still start an indication: throws A1 as soon as one of the
      * magic number's octets is wrong, so a peer that does not speak IFT is refused without waiting for
      * 64 octets. Reads nothing.

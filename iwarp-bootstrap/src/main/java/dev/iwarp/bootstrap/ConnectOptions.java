@@ -22,6 +22,8 @@ public final class ConnectOptions {
     private int sendQueueDepth;
     /** -1: the device's {@code RdmaDevice.readResponseRate()}. */
     private long readResponseRate = -1;
+    /** Sees the connection's channel before any handler is added (e.g. to watch the peer's first octets). */
+    private Consumer<io.netty.channel.Channel> channelHook = ch -> { };
 
     private ConnectOptions(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, Framing framing,
                            Consumer<QueuePair> beforeStartup) {
@@ -105,9 +107,24 @@ public final class ConnectOptions {
         return o;
     }
 
+    /**
+     * Called with this connection's channel before TLS or the framing adds its handlers (for every attempt, the
+     * Rev 1 fallback's too), e.g. to put a handler at the head of its pipeline that watches the peer's first octets.
+     */
+    public ConnectOptions channelHook(Consumer<io.netty.channel.Channel> hook) {
+        ConnectOptions o = copy();
+        o.channelHook = Objects.requireNonNull(hook, "hook");
+        return o;
+    }
+
+    Consumer<io.netty.channel.Channel> channelHook() {
+        return channelHook;
+    }
+
     private ConnectOptions keepQueuePairSettings(ConnectOptions o) {
         o.sendQueueDepth = sendQueueDepth;
         o.readResponseRate = readResponseRate;
+        o.channelHook = channelHook;
         return o;
     }
 

@@ -125,6 +125,7 @@ public final class IwarpStack implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         channelHook.accept(ch);
+                        options.channelHook().accept(ch);
                         TlsSettings tls = options.tls();
                         Framing framing = tls == null ? options.framing()
                                 : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);

@@ -37,7 +37,7 @@ class SiwCaptureReadTest {
 
     @BeforeAll
     static void needsSharedData() {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
     }
 
     /** The ULPDU stream of one direction, as DDP segments. */

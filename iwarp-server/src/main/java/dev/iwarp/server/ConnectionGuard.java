@@ -413,7 +413,7 @@ final class ConnectionGuard {
                 return;
             }
             long now = now();
-            SocketAddress peer = ctx.channel().remoteAddress();
+            SocketAddress peer = dev.iwarp.server.wire.Addresses.printable(ctx.channel().remoteAddress());
             if (!expiredOnce && expired(now)) {
                 // The loop may have been busy past the due time with the peer's octets already in the socket: look
                 // again after the next I/O pass (a task scheduled now runs only after it) before closing.

@@ -25,7 +25,7 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
 
     private ConnectionLogContext(Channel ch, String wire) {
         this.conn = ch.id().asShortText();
-        this.peer = String.valueOf(ch.remoteAddress());
+        this.peer = dev.iwarp.server.wire.Addresses.format(ch.remoteAddress());
         this.wire = wire;
     }
 

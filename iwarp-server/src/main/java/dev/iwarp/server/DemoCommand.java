@@ -70,7 +70,7 @@ final class DemoCommand implements Callable<Integer> {
              IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
              ClientWire client = tlsPair == null ? wire.clientWire(clientStack)
                      : IwarpWire.client(clientStack, null, tlsPair[1])) {
-            out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v -V%n", server.localAddress(),
+            out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v -V%n", dev.iwarp.server.wire.Addresses.format(server.localAddress()),
                     wire.vitcp() ? "VI/TCP, nio" : wire.sctp() ? "SCTP, nio" : (wire.ift() ? "IFT, " : "")
                             + server.stack().transport().name().toLowerCase(),
                     tlsPair == null ? "" : ", TLS 1.3", PINGS, SIZE);

@@ -243,7 +243,7 @@ public final class PeerWarningLimiter extends TurboFilter {
     private static InetAddress source(Object[] params) {
         for (Object p : params) {
             SocketAddress a = p instanceof Channel ? ((Channel) p).remoteAddress() : p instanceof SocketAddress
-                    ? (SocketAddress) p : null;
+                    ? dev.iwarp.server.wire.Addresses.unwrap((SocketAddress) p) : null;
             if (a instanceof InetSocketAddress && ((InetSocketAddress) a).getAddress() != null) {
                 return ((InetSocketAddress) a).getAddress();
             }

@@ -123,7 +123,7 @@ final class PingCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         int ok = 0;
         try (RpingClient client = RpingClient.connect(wire, server, crc, size, timeoutMs)) {
-            out.printf("connected to %s: %s%n", server, client.connection().parameters());
+            out.printf("connected to %s: %s%n", dev.iwarp.server.wire.Addresses.format(server), client.connection().parameters());
             for (int n = 0; n < count; n++) {
                 byte[] got = client.ping(n);
                 if (validate) {
@@ -143,7 +143,7 @@ final class PingCommand implements Callable<Integer> {
         }
         double ms = (System.nanoTime() - t0) / 1e6;
         out.printf("%d/%d pings of %d octets %s with %s in %.1f ms%n", ok, count, size,
-                validate ? "verified" : "completed", server, ms);
+                validate ? "verified" : "completed", dev.iwarp.server.wire.Addresses.format(server), ms);
         return ok == count;
     }
 

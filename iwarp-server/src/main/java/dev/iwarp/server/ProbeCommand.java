@@ -162,7 +162,7 @@ final class ProbeCommand implements Callable<Integer> {
     /** Runs one case over {@code framing} (MPA or IFT) and prints what happened; returns the exit code. */
     static int run(IwarpStack stack, InetSocketAddress peer, Case c, Framing framing, int size, long timeoutMs,
                    PrintWriter out) {
-        out.printf("probe %s against %s: %s (%d octets)%n", c, peer, c.what, size);
+        out.printf("probe %s against %s: %s (%d octets)%n", c, dev.iwarp.server.wire.Addresses.format(peer), c.what, size);
         ProtectionDomain pd = stack.allocPd();
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 16));
         memory.writeZero(memory.capacity());

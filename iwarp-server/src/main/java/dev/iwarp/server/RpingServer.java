@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.FirstOctets;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.ServerWire;
 import dev.iwarp.server.wire.WireAccess;
@@ -122,6 +123,9 @@ public final class RpingServer implements AutoCloseable {
             s.listener = wire.listen(new InetSocketAddress(config.address(), config.port()), ch -> {
                 ConnectionLogContext.install(ch, wire.name()); // conn, peer, wire on every line about ch
                 ConnectionLogContext.run(ch, () -> s.guard.onAccept(ch));
+                if (wire.framing() != null) { // names a peer of another framing, answers it so it can tell
+                    FirstOctets.serve(ch, wire.framing(), ConnectionLogContext.NAME);
+                }
             }, s::onRequest);
         } catch (Exception e) { // includes the IOException Netty throws undeclared on a bind failure
             s.close();
@@ -163,7 +167,7 @@ public final class RpingServer implements AutoCloseable {
         session.start(request.accept(domain, session, advertisement));
         ch.closeFuture().addListener(f -> {
             sessions.remove(session);
-            ConnectionLogContext.run(ch, () -> LOG.info("{} closed: {}", ch.remoteAddress(), session));
+            ConnectionLogContext.run(ch, () -> LOG.info("{} closed: {}", dev.iwarp.server.wire.Addresses.printable(ch.remoteAddress()), session));
         });
     }
 

@@ -109,7 +109,7 @@ public final class RpingSession implements WireCompletionListener {
      */
     public void start(WireConnection conn) {
         this.conn = conn;
-        this.peer = conn.channel().remoteAddress();
+        this.peer = dev.iwarp.server.wire.Addresses.printable(conn.channel().remoteAddress()); // 127.0.0.1:7174
         conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         conn.channel().closeFuture().addListener(f -> release());
         conn.whenEstablished(() -> LOG.info("{} connected: {}", peer, conn.parameters()));
@@ -148,8 +148,9 @@ public final class RpingSession implements WireCompletionListener {
             answerCost();
             return;
         }
-        if (echoOnly || len != Advertisement.LENGTH) {
-            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer)
+        if (echoOnly || len != Advertisement.LENGTH || recv.memory().getLong(0) == 0 && recv.memory().getLong(8) == 0) {
+            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer). 16 zero
+            // octets (TO 0, STag 0, 0 octets) advertise nothing: librdmacm's rdma_client and sendrecv send them
             conn.postSend(WR_ECHO, recv, 0, len);
             return;
         }

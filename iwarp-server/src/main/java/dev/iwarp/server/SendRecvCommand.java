@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
  * {@code sendrecv HOST[:PORT]}: the exchange of rdma-core's {@code rdma_client} example (librdmacm):
  * post one receive, connect, then per message Send {@code --size} octets and wait for one Send back.
  * Against {@code rdma_server} (one 16-octet exchange) and against {@code serve} (which echoes any
- * Send that is not 16 octets long, and every Send with {@code --echo}). Uses Sends only, so it needs
+ * Send that is not an rping advertisement: 16 zero octets, as rdma_client sends them, advertise nothing). Uses Sends only, so it needs
  * no RFC 6581 IRD/ORD: the tool for MPA Rev 1 peers. Over iWARP or VI/TCP.
  */
 @Command(name = "sendrecv",
@@ -91,21 +91,23 @@ final class SendRecvCommand implements Callable<Integer> {
             return; // a timeout of ours, not the peer's doing
         }
         out.println("the peer " + (error != null ? "sent " + error : "closed the connection without an error message"));
-        if (size == Advertisement.LENGTH) {
-            out.println("hint: iwarp-server's serve reads a 16-octet Send as an rping buffer advertisement; "
-                    + "start it with serve --echo, or send another --size");
-        }
     }
 
     /** Runs the exchange; prints one line per message and a summary; true when every message was answered. */
     static boolean run(ClientWire client, InetSocketAddress peer, boolean crc, int size, int count, int recvSize,
                        long timeoutMs, PrintWriter out) {
+        return run(client, peer, crc, size, count, recvSize, timeoutMs, out, false);
+    }
+
+    /** As above; {@code letters}: the messages are 'a'..'z' repeated instead of zeros. */
+    static boolean run(ClientWire client, InetSocketAddress peer, boolean crc, int size, int count, int recvSize,
+                       long timeoutMs, PrintWriter out, boolean letters) {
         WireDomain domain = client.allocDomain();
         ByteBuf sendMemory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 1));
         ByteBuf recvMemory = PooledByteBufAllocator.DEFAULT.directBuffer(recvSize);
         recvMemory.writeZero(recvSize);
-        for (int i = 0; i < sendMemory.capacity(); i++) {
-            sendMemory.writeByte('a' + i % 26);
+        for (int i = 0; i < sendMemory.capacity(); i++) { // zeros as rdma_client's send_msg, a zeroed static buffer
+            sendMemory.writeByte(letters ? 'a' + i % 26 : 0);
         }
         WireRegion send = domain.register(sendMemory);
         WireRegion recv = domain.register(recvMemory, WireAccess.LOCAL_WRITE);
@@ -116,7 +118,7 @@ final class SendRecvCommand implements Callable<Integer> {
         try {
             // librdmacm rdma_client: rdma_post_recv before rdma_connect
             conn = client.connect(peer, domain, crc, 1, completions, c -> c.postRecv(0, recv, 0, recvSize), timeoutMs);
-            out.println("connected to " + peer + ": " + conn.parameters());
+            out.println("connected to " + dev.iwarp.server.wire.Addresses.format(peer) + ": " + conn.parameters());
             for (int n = 0; n < count; n++) {
                 conn.postSend(WR_SEND, send, 0, size);
                 completions.take(false, timeoutMs, "Send " + n);
@@ -142,7 +144,7 @@ final class SendRecvCommand implements Callable<Integer> {
             sendMemory.release();
             recvMemory.release();
         }
-        out.printf("%d/%d messages of %d octets answered by %s in %.1f ms%n", answered, count, size, peer,
+        out.printf("%d/%d messages of %d octets answered by %s in %.1f ms%n", answered, count, size, dev.iwarp.server.wire.Addresses.format(peer),
                 (System.nanoTime() - t0) / 1e6);
         return answered == count;
     }

@@ -33,7 +33,7 @@ class PeerActivityLineTest {
         String line = s.toString();
         Matcher m = PEER.matcher(line);
         assertTrue(m.find(), line);
-        assertTrue(line.startsWith("rping session /127.0.0.1:"), line);
+        assertTrue(line.startsWith("rping session 127.0.0.1:"), line);
         return m;
     }
 

@@ -118,9 +118,9 @@ class ProbeAndSendRecvTest {
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
                 IwarpStack.builder().threads(1).build(), true)) {
             StringWriter text = new StringWriter();
-            // sendrecv's 16 octets are 'a'..'p': as an advertisement, a Read of 0x71727374 octets at STag 0x696a6b6c
+            // 16 octets 'a'..'p': as an advertisement, a Read of 0x71727374 octets at STag 0x696a6b6c
             assertTrue(SendRecvCommand.run(IwarpWire.client(clientStack), echo.localAddress(), false, 16, 2, 65536,
-                    10_000, new PrintWriter(text, true)), text::toString);
+                    10_000, new PrintWriter(text, true), true), text::toString);
             assertTrue(text.toString().contains("message 1: sent 16 octets, received 16 octets: "
                     + "6162636465666768696a6b6c6d6e6f70"), text::toString);
             RpingSession session = echo.lastSession();

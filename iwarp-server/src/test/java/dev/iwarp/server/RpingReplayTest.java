@@ -44,7 +44,7 @@ class RpingReplayTest {
     @ParameterizedTest
     @ValueSource(strings = {"rping.pcap", "rping-crc.pcap", "rping-p2p.pcap"})
     void answersRpingClientExactlyLikeSiw(String capture) throws Exception {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw rping captures");
         TcpConnection conn = TcpStreams.of(SharedData.siwPcap(capture)).get(0);
         byte[] fromClient = conn.clientToServer().bytes();
         byte[] fromSiw = conn.serverToClient().bytes();

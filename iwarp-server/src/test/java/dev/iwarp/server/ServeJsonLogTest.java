@@ -54,7 +54,7 @@ class ServeJsonLogTest {
             assertNotNull(closed, () -> "no closed line: " + lines(log));
             Map<String, String> mdc = terminate.getMDCPropertyMap();
             assertEquals("iwarp", mdc.get(ConnectionLogContext.WIRE), mdc::toString);
-            assertTrue(mdc.get(ConnectionLogContext.PEER).startsWith("/127.0.0.1:"), mdc::toString);
+            assertTrue(mdc.get(ConnectionLogContext.PEER).startsWith("127.0.0.1:"), mdc::toString);
             assertEquals(8, mdc.get(ConnectionLogContext.CONN).length(), mdc::toString); // Netty's short channel id
             Map<String, String> connection = Map.of(ConnectionLogContext.CONN, mdc.get(ConnectionLogContext.CONN),
                     ConnectionLogContext.PEER, mdc.get(ConnectionLogContext.PEER), ConnectionLogContext.WIRE, "iwarp");

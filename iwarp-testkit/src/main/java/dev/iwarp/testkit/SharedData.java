@@ -39,6 +39,16 @@ public final class SharedData {
     }
 
     /**
+     * As {@link #assumeAvailable()}, the one-line reason naming what the test needs from the directory, e.g.
+     * "skipped: needs the real siw captures (the shared data directory is absent: set -Diwarp.shared.dir=DIR or check
+     * it out next to the repository)". Surefire keeps the line in target/surefire-reports (TEST-*.xml, "skipped").
+     */
+    public static void assumeAvailable(String needs) {
+        Assumptions.assumeTrue(available(), () -> "skipped: needs " + needs + " (the shared data directory is absent: "
+                + "set -D" + PROPERTY + "=DIR or check it out next to the repository)");
+    }
+
+    /**
      * The shared directory.
      *
      * @throws IllegalStateException if it was not found

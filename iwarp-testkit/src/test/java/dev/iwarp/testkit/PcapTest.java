@@ -33,7 +33,7 @@ class PcapTest {
 
     @Test
     void readsRpingCrcFramesAsTsharkNumbersThem() throws Exception {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
         Pcap pcap = Pcap.read(SharedData.siwPcap("rping-crc.pcap"));
         assertEquals(Pcap.LINKTYPE_ETHERNET, pcap.linkType());
         assertEquals(34, pcap.frameCount());
@@ -71,7 +71,7 @@ class PcapTest {
 
     @Test
     void readsTheHostToGuestGarbageCapture() throws Exception {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
         List<TcpSegment> s = Pcap.read(SharedData.siwPcap("c-host-to-guest-garbage.pcap")).tcpSegments();
         assertEquals(6, s.size());
         TcpSegment get = s.get(3); // 4  10.0.2.2 → 10.0.2.15  HTTP 100 GET / HTTP/1.0

@@ -11,7 +11,7 @@ class SharedDataTest {
 
     @Test
     void findsTheSiwCaptures() {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the shared data directory itself");
         assertTrue(Files.isDirectory(SharedData.dir().resolve("testdata")));
         assertTrue(Files.isRegularFile(SharedData.siwPcap("rping-crc.pcap")));
         assertTrue(Files.isRegularFile(SharedData.siwPcap("README.md")));

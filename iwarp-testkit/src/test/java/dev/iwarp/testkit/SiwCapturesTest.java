@@ -35,7 +35,7 @@ class SiwCapturesTest {
 
     @TestFactory
     Stream<DynamicTest> everyCaptureMatchesItsTsharkSummary() throws IOException {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
         List<Path> pcaps;
         try (Stream<Path> files = Files.list(SharedData.siwPcapDir())) {
             pcaps = files.filter(p -> p.toString().endsWith(".pcap")).sorted().toList();

@@ -28,7 +28,7 @@ class TcpStreamsTest {
 
     @Test
     void rpingCrcIsOneConnectionWithTheMpaHandshakeFirst() throws Exception {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
         List<TcpConnection> connections = TcpStreams.of(SharedData.siwPcap("rping-crc.pcap"));
         assertEquals(1, connections.size());
         TcpConnection c = connections.get(0);
@@ -62,7 +62,7 @@ class TcpStreamsTest {
 
     @Test
     void ibWriteBwHasTwoConnectionsAndFpdusSplitAcrossSegments() throws Exception {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
         List<TcpConnection> connections = TcpStreams.of(SharedData.siwPcap("ib_write_bw.pcap"));
         // In order of first appearance: the rdma_cm/perftest exchange (frame 1), then the data connection (frame 19).
         assertEquals(List.of(34613, 59849), connections.stream().map(TcpConnection::clientPort).toList());

@@ -205,6 +205,20 @@ public final class MpaStartupFrame {
                 flags & RES_MASK, revision, irdOrd, ulp);
     }
 
+    /**
+     * Which startup frame the readable octets begin with, by its key (RFC 5044 §7.1.1), or {@code null} when they
+     * do not begin with an MPA key (or fewer than 16 octets are readable). Reads nothing: for telling an MPA peer
+     * from another framing's by its first octets.
+     */
+    public static Type keyAt(ByteBuf in) {
+        if (in.readableBytes() < KEY_LENGTH) {
+            return null;
+        }
+        int start = in.readerIndex();
+        return matchesKey(in, start, Type.REQUEST.key) ? Type.REQUEST
+                : matchesKey(in, start, Type.REPLY.key) ? Type.REPLY : null;
+    }
+
     private static Type typeOf(ByteBuf in, int start) {
         if (matchesKey(in, start, Type.REQUEST.key)) {
             return Type.REQUEST;

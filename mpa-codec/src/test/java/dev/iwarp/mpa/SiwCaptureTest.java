@@ -44,7 +44,7 @@ class SiwCaptureTest {
 
     @BeforeAll
     static void needsSharedData() {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real siw captures");
     }
 
     /** Settings that make our stack behave as siw did in the capture, derived from siw's own Request. */

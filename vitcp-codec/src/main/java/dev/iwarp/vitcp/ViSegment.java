@@ -69,6 +69,26 @@ public final class ViSegment extends DefaultByteBufHolder {
         }
     }
 
+    /**
+     * The connection-management segment (ConnectRequest, ConnectAccept, ConnectReject, ConnectNoMatch) the readable
+     * octets begin with, judged by its fixed header (§3.2: Version 1, the Type, a Segment Length that fits the type),
+     * or {@code null}: for telling a VI/TCP peer, whose first segment is always one of these (§4.2), from another
+     * framing's peer by its first octets. Reads nothing; needs 4 readable octets.
+     */
+    public static ViSegmentType connectionSegmentAt(ByteBuf in) {
+        if (in.readableBytes() < 4 || in.getUnsignedByte(in.readerIndex()) != VERSION_1) {
+            return null;
+        }
+        ViSegmentType type = ViSegmentType.valueOf(in.getUnsignedByte(in.readerIndex() + 1) & TYPE_MASK);
+        if (type == null || !(type.carriesCeHeader() || type.optionalTrailer())) {
+            return null;
+        }
+        int length = in.getUnsignedShort(in.readerIndex() + 2);
+        boolean fits = type.carriesCeHeader() ? length >= HEADER_LENGTH + ViCeHeader.FIXED_LENGTH
+                : length == HEADER_LENGTH || length == HEADER_LENGTH + TRAILER_LENGTH;
+        return fits ? type : null;
+    }
+
     public static Builder builder(ViSegmentType type) {
         return new Builder(type);
     }

@@ -125,6 +125,6 @@ final class IftSetup {
             why = "interrupted";
         }
         qp.channel().close();
-        throw new IOException("cannot connect to " + server + ": no IFT setup message (serve's first Send): " + why);
+        throw new IOException("cannot connect to " + Addresses.format(server) + ": no IFT setup message (serve's first Send): " + why);
     }
 }

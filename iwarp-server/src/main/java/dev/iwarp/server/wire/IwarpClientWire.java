@@ -52,7 +52,9 @@ final class IwarpClientWire implements ClientWire {
                 .ord(Math.max(1, Math.min(readDepth, 128))).build());
         IwarpWire.Connection c = IwarpWire.connection(listener);
         ProtectionDomain pd = IwarpWire.pdOf(domain);
-        ConnectOptions opts = ConnectOptions.of(pd).framing(framing).completionQueues(c.sendCq(), c.recvCq())
+        FirstOctets.Watch watch = new FirstOctets.Watch(tls != null ? PeerFraming.TLS
+                : framing instanceof IftFraming ? PeerFraming.IFT : PeerFraming.MPA);
+        ConnectOptions opts = ConnectOptions.of(pd).channelHook(watch::install).framing(framing).completionQueues(c.sendCq(), c.recvCq())
                 .beforeStartup(qp -> {
                     if (framing instanceof IftFraming) {
                         c.setup = IftSetup.receive(pd, qp); // ahead of the ULP's receives
@@ -67,13 +69,19 @@ final class IwarpClientWire implements ClientWire {
             }
             return c;
         } catch (ExecutionException e) {
-            throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
+            String other = watch.mismatch(server); // the server answered in another framing: say which
+            throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
+                    + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new IOException("cannot connect to " + server + ": no " + (framing instanceof IftFraming
+            String other = watch.mismatch(server);
+            if (other != null) {
+                throw new IOException(other, e);
+            }
+            throw new IOException("cannot connect to " + Addresses.format(server) + ": no " + (framing instanceof IftFraming
                     ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted connecting to " + server, e);
+            throw new IOException("interrupted connecting to " + Addresses.format(server), e);
         } finally {
             if (c.setup != null && c.setupData == null) {
                 c.setup.abandon();

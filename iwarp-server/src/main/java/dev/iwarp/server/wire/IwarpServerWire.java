@@ -54,6 +54,13 @@ final class IwarpServerWire implements ServerWire {
     }
 
     @Override
+    public PeerFraming framing() {
+        // inside TLS, TLS refuses a plaintext peer itself (and tells an MPA client so in a Reply)
+        return tls != null ? null : framing instanceof IftFraming ? PeerFraming.IFT
+                : framing instanceof MpaFraming ? PeerFraming.MPA : null;
+    }
+
+    @Override
     public String describe() {
         String transport = stack.transport().name().toLowerCase() + " transport), ";
         if (framing instanceof IftFraming ift) {

@@ -33,6 +33,14 @@ public interface ServerWire extends AutoCloseable {
     /** The listening settings for the server's start-up log line. */
     String describe();
 
+    /**
+     * The framing a peer's first octets show when it speaks ours ({@link FirstOctets} answers peers of another one),
+     * or null where nothing is to be told apart (SCTP; inside TLS).
+     */
+    default PeerFraming framing() {
+        return null;
+    }
+
     /** Releases the wire's threads (when it owns them). */
     @Override
     void close();

@@ -360,6 +360,11 @@ public final class VitcpWire {
         }
 
         @Override
+        public PeerFraming framing() {
+            return PeerFraming.VITCP;
+        }
+
+        @Override
         public String describe() {
             return "nio transport), VI/TCP discriminator \"" + new String(discriminator, StandardCharsets.ISO_8859_1)
                     + "\", " + levelName(config.reliabilityLevel()) + ", CRC "
@@ -415,19 +420,23 @@ public final class VitcpWire {
                     .connectTimeout(Duration.ofMillis(timeoutMs)).build();
             Connection c = new Connection(pdOf(domain), config, listener);
             beforeStartup.accept(c); // receives posted now are announced in the ConnectRequest (§3.2)
-            c.established = provider.connect(c.endpoint, server, new byte[0], discriminator);
+            FirstOctets.Watch watch = new FirstOctets.Watch(PeerFraming.VITCP);
+            c.established = provider.connect(c.endpoint, server, new byte[0], discriminator, watch::install);
             try {
                 c.established.get(timeoutMs + 1_000, TimeUnit.MILLISECONDS);
                 c.channel = c.endpoint.channel();
                 return c;
             } catch (ExecutionException e) {
-                throw new IOException("cannot connect to " + server + ": " + e.getCause().getMessage(), e.getCause());
+                String other = watch.mismatch(server); // the server answered in another framing: say which
+                throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
+                        + e.getCause().getMessage(), e.getCause());
             } catch (TimeoutException e) {
-                throw new IOException("cannot connect to " + server + ": no ConnectAccept within " + timeoutMs
+                throw new IOException("cannot connect to " + Addresses.format(server) + ": no ConnectAccept within "
+                        + timeoutMs
                         + " ms", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IOException("interrupted connecting to " + server, e);
+                throw new IOException("interrupted connecting to " + Addresses.format(server), e);
             }
         }
 

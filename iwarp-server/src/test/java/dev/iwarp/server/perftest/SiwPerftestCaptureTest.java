@@ -25,7 +25,7 @@ class SiwPerftestCaptureTest {
 
     @BeforeAll
     static void needsSharedData() {
-        SharedData.assumeAvailable();
+        SharedData.assumeAvailable("the real perftest captures");
     }
 
     /** One ULPDU of an MPA stream without markers or CRC checking: the DDP/RDMAP header and the payload. */

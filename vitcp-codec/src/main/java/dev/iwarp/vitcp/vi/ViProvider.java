@@ -34,8 +34,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class ViProvider implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ViProvider.class);
-    /** Pause between peer-to-peer attempts after ConnectNoMatch (draft §4). */
+    /** First pause before re-establishing (draft §4.2) or a peer-to-peer retry after ConnectNoMatch (draft §4). */
     static final long RETRY_MILLIS = 50;
+    /** Each further pause doubles, up to this. */
+    static final long MAX_RETRY_MILLIS = 1_000;
+    /** Attempts of one connect at most, within its connection timeout. */
+    static final int MAX_ATTEMPTS = 8;
+    /** Peer-to-peer: the partner may start listening later, so more attempts (the timeout usually ends them first). */
+    static final int MAX_PEER_ATTEMPTS = 16;
 
     private final EventLoopGroup group;
     private final boolean ownGroup;
@@ -85,8 +91,20 @@ public final class ViProvider implements AutoCloseable {
     public CompletableFuture<VitcpConnection> connect(ViEndpoint endpoint, InetSocketAddress remote,
                                                       byte[] localDiscriminator, byte[] remoteDiscriminator) {
         CompletableFuture<VitcpConnection> result = new CompletableFuture<>();
+        return connect(endpoint, remote, localDiscriminator, remoteDiscriminator, ch -> { });
+    }
+
+    /**
+     * As {@link #connect(ViEndpoint, InetSocketAddress, byte[], byte[])}, with {@code channelHook} called with every
+     * attempt's channel before the VI/TCP handlers are added (e.g. to watch the peer's first octets).
+     */
+    public CompletableFuture<VitcpConnection> connect(ViEndpoint endpoint, InetSocketAddress remote,
+                                                      byte[] localDiscriminator, byte[] remoteDiscriminator,
+                                                      java.util.function.Consumer<? super Channel> channelHook) {
+        CompletableFuture<VitcpConnection> result = new CompletableFuture<>();
         long deadline = System.nanoTime() + endpoint.config().connectTimeout().toNanos();
-        attempt(endpoint, null, remote, localDiscriminator, remoteDiscriminator, false, deadline, result);
+        attempt(endpoint, null, remote, localDiscriminator, remoteDiscriminator, false, deadline, result,
+                java.util.Objects.requireNonNull(channelHook));
         return result;
     }
 
@@ -104,7 +122,7 @@ public final class ViProvider implements AutoCloseable {
         if (VitcpPeerToPeer.isActive(local.getAddress(), remote.getAddress(), localDiscriminator,
                 remoteDiscriminator)) {
             attempt(endpoint, new InetSocketAddress(local.getAddress(), 0), remote, localDiscriminator,
-                    remoteDiscriminator, true, System.nanoTime() + timeoutNanos, result);
+                    remoteDiscriminator, true, System.nanoTime() + timeoutNanos, result, ch -> { });
             return result;
         }
         AtomicReference<AutoCloseable> registration = new AtomicReference<>();
@@ -132,36 +150,72 @@ public final class ViProvider implements AutoCloseable {
         return result;
     }
 
+    /** One pending VipConnectRequest (or peer-to-peer establishment) and its attempts so far. */
+    private static final class Pending {
+        final ViEndpoint endpoint;
+        final InetSocketAddress bind;
+        final InetSocketAddress remote;
+        final byte[] localDisc;
+        final byte[] remoteDisc;
+        final boolean p2p;
+        final long deadline;
+        final CompletableFuture<VitcpConnection> result;
+        final java.util.function.Consumer<? super Channel> channelHook;
+        int attempts;
+        long pauseMillis = RETRY_MILLIS;
+
+        Pending(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
+                byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
+                java.util.function.Consumer<? super Channel> channelHook) {
+            this.endpoint = endpoint;
+            this.bind = bind;
+            this.remote = remote;
+            this.localDisc = localDisc;
+            this.remoteDisc = remoteDisc;
+            this.p2p = p2p;
+            this.deadline = deadline;
+            this.result = result;
+            this.channelHook = channelHook;
+        }
+    }
+
     private void attempt(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
-                         byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result) {
-        long remaining = deadline - System.nanoTime();
+                         byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
+                         java.util.function.Consumer<? super Channel> channelHook) {
+        attempt(new Pending(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result, channelHook));
+    }
+
+    private void attempt(Pending p) {
+        CompletableFuture<VitcpConnection> result = p.result;
+        long remaining = p.deadline - System.nanoTime();
         if (remaining <= 0) {
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
-                    "connection timeout expired connecting to " + remote, lastAttemptFailure.remove(result)));
+                    "connection timeout expired connecting to " + p.remote, lastAttemptFailure.remove(result)));
             return;
         }
-        VitcpConfig config = endpoint.config().toBuilder()
+        p.attempts++;
+        VitcpConfig config = p.endpoint.config().toBuilder()
                 .connectTimeout(java.time.Duration.ofNanos(remaining)).build();
         Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
-        if (bind != null) {
-            b.localAddress(bind);
+        if (p.bind != null) {
+            b.localAddress(p.bind);
         }
-        var active = endpoint.newActiveHandler(config, localDisc, remoteDisc, p2p);
+        var active = p.endpoint.newActiveHandler(config, p.localDisc, p.remoteDisc, p.p2p);
         b.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                p.channelHook.accept(ch);
                 ch.pipeline().addLast(new VitcpCodec(config.crcMode()), active);
             }
         });
-        ChannelFuture f = b.connect(remote);
+        ChannelFuture f = b.connect(p.remote);
         f.addListener(cf -> {
             if (!cf.isSuccess()) {
                 // §4.2 "TCP setup fail" -> Disconnected; a peer-to-peer partner may not be listening yet
-                retryOrFail(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result,
-                        new VitcpConnectException(VitcpConnectException.Reason.TCP_SETUP_FAILED,
-                                "TCP connect to " + remote + " failed", cf.cause()));
+                retryOrFail(p, new VitcpConnectException(VitcpConnectException.Reason.TCP_SETUP_FAILED,
+                        "TCP connect to " + p.remote + " failed", cf.cause()));
             }
         });
         active.result().whenComplete((c, e) -> {
@@ -169,14 +223,14 @@ public final class ViProvider implements AutoCloseable {
                 lastAttemptFailure.remove(result);
                 result.complete(c);
             } else if (f.isSuccess()) {
-                retryOrFail(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result, e);
+                retryOrFail(p, e);
             }
         });
     }
 
-    private void retryOrFail(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
-                             byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
-                             Throwable failure) {
+    private void retryOrFail(Pending p, Throwable failure) {
+        CompletableFuture<VitcpConnection> result = p.result;
+        InetSocketAddress remote = p.remote;
         Throwable e = failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
                 ? ce.getCause() : failure;
         VitcpConnectException.Reason reason = e instanceof VitcpConnectException v ? v.reason() : null;
@@ -191,17 +245,22 @@ public final class ViProvider implements AutoCloseable {
         // §4.2 Pending Accept: "TCP Closes - Reestablish"; §4: peer-to-peer retries ConnectNoMatch (and, our
         // extension, a partner not yet listening)
         boolean retry = reason == VitcpConnectException.Reason.CONNECTION_CLOSED
-                || p2p && (reason == VitcpConnectException.Reason.NO_MATCH
+                || p.p2p && (reason == VitcpConnectException.Reason.NO_MATCH
                 || reason == VitcpConnectException.Reason.TCP_SETUP_FAILED);
-        if (retry && deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)) {
-            // draft §4: ConnectNoMatch during peer establishment -> repeated attempts until the timeout
-            log.debug("VI/TCP attempt to {} failed ({}); re-establishing", remote, reason);
-            group.schedule(() -> attempt(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result),
-                    RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        // the draft bounds re-establishment only by the connection timeout; we also bound the attempts and back off
+        // exponentially, so a peer that keeps closing (another framing's server, say) sees a few connections
+        long pause = p.pauseMillis;
+        boolean inTime = p.deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(pause);
+        if (retry && inTime && p.attempts < (p.p2p ? MAX_PEER_ATTEMPTS : MAX_ATTEMPTS)) {
+            log.debug("VI/TCP attempt {} to {} failed ({}); re-establishing in {} ms", p.attempts, remote, reason,
+                    pause);
+            p.pauseMillis = Math.min(MAX_RETRY_MILLIS, pause * 2);
+            group.schedule(() -> attempt(p), pause, TimeUnit.MILLISECONDS);
         } else if (retry) {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
-                    "VI/TCP connection to " + remote + " not established within the timeout", e));
+                    "VI/TCP connection to " + remote + " not established " + (inTime ? "in " + p.attempts
+                    + " attempts" : "within the timeout (" + p.attempts + " attempts)"), e));
         } else {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(e);

@@ -1,0 +1,118 @@
+package dev.iwarp.server.wire;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+
+/**
+ * The one way the tools and serve's log lines write a socket address: {@code 127.0.0.1:7174}, {@code [::1]:7174},
+ * {@code host (1.2.3.4):7174} when a name was given, never {@link InetSocketAddress#toString}'s
+ * {@code 127.0.0.1/127.0.0.1:7174} or {@code /127.0.0.1:7174}. Never resolves a name.
+ */
+public final class Addresses {
+    private Addresses() {
+    }
+
+    /** {@code address} written for a person; {@code "?"} for null, {@code toString} for a non-IP address. */
+    public static String format(SocketAddress address) {
+        if (!(address instanceof InetSocketAddress a)) {
+            return address == null ? "?" : address instanceof Printed p ? p.toString() : address.toString();
+        }
+        InetAddress ip = a.getAddress();
+        String host = a.getHostString(); // the name or literal it was made from: no reverse lookup
+        if (ip == null) { // unresolved
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+        }
+        String text = ip instanceof Inet6Address v6 ? compressed(v6) : ip.getHostAddress();
+        String literal = ip instanceof Inet6Address ? "[" + text + "]" : text;
+        boolean named = !host.equals(text) && !sameLiteral(host, ip);
+        return (named ? host + " (" + text + ")" : literal) + ":" + a.getPort();
+    }
+
+    /** RFC 5952 §4.2: the longest run of two or more zero groups as "::", lower case ("::1", not Java's "0:0:..:1"). */
+    static String compressed(Inet6Address ip) {
+        byte[] b = ip.getAddress();
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = (b[2 * i] & 0xFF) << 8 | b[2 * i + 1] & 0xFF;
+        }
+        int best = -1;
+        int bestLen = 1;
+        for (int i = 0; i < 8; ) {
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                best = i;
+                bestLen = j - i;
+            }
+            i = j == i ? i + 1 : j;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == best) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        String scope = ip.getScopeId() != 0 ? "%" + ip.getScopeId()
+                : ip.getScopedInterface() != null ? "%" + ip.getScopedInterface().getName() : "";
+        return sb + scope;
+    }
+
+    /** A literal spelled differently ({@code 0:0:0:0:0:0:0:1} for {@code ::1}) is still not a name. */
+    private static boolean sameLiteral(String host, InetAddress ip) {
+        if (host.indexOf(':') < 0 && !host.chars().allMatch(c -> c == '.' || Character.isDigit(c))) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(host).equals(ip); // a literal: parsed, not looked up
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code address} as a log argument: prints as {@link #format} and still is the peer's address for whatever
+     * inspects log arguments (serve's per-peer log limiter).
+     */
+    public static SocketAddress printable(SocketAddress address) {
+        return address == null || address instanceof Printed ? address : new Printed(address);
+    }
+
+    /** The address a {@link #printable} wraps, else {@code address} itself. */
+    public static SocketAddress unwrap(SocketAddress address) {
+        return address instanceof Printed p ? p.address : address;
+    }
+
+    private static final class Printed extends SocketAddress {
+        private static final long serialVersionUID = 1L;
+        private final SocketAddress address;
+
+        Printed(SocketAddress address) {
+            this.address = address;
+        }
+
+        @Override
+        public String toString() {
+            return format(address);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Printed p && p.address.equals(address);
+        }
+
+        @Override
+        public int hashCode() {
+            return address.hashCode();
+        }
+    }
+}
