@@ -42,7 +42,8 @@ final class HelpSections {
             Map.entry("--case", RUN), Map.entry("--connections", RUN), Map.entry("--count", RUN),
             Map.entry("--depth", RUN), Map.entry("--duration", RUN), Map.entry("--iterations", RUN),
             Map.entry("--op", RUN), Map.entry("--size", RUN), Map.entry("--recv-size", RUN),
-            Map.entry("--verify", RUN), Map.entry("--warmup", RUN), Map.entry("-C", RUN), Map.entry("-S", RUN),
+            Map.entry("--verify", RUN), Map.entry("--warmup", RUN), Map.entry("--warmup-max", RUN),
+            Map.entry("--no-server-cost", RUN), Map.entry("--transport", CONNECTION), Map.entry("-C", RUN), Map.entry("-S", RUN),
             Map.entry("-V", RUN), Map.entry("-v", RUN), Map.entry("--echo", RUN), Map.entry("--target-size", RUN),
             Map.entry("--shared-target", RUN),
 
