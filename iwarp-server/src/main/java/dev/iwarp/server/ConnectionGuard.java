@@ -1,15 +1,6 @@
 package dev.iwarp.server;
 
-import dev.iwarp.ift.IftFramer;
-import dev.iwarp.mpa.MpaFramer;
-import dev.iwarp.vitcp.VitcpCodec;
-import dev.iwarp.vitcp.ViSegment;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * {@code serve}'s bounds on what peers may hold, the same for every wire. A {@link Head} at the front of each accepted
+ * {@code serve}'s bounds on what peers may hold, the same for every wire. A {@link GuardedConnection} at the front of each accepted
  * connection's pipeline admits it or closes it at once (connections in startup, in all and per source prefix; TLS
  * handshakes per second per source prefix), closes a socket that sends nothing ({@code --first-octet-timeout}) or
  * whose output stays unwritable ({@code --drain-timeout}), and once the connection request arrived ({@link #started})
@@ -44,11 +35,11 @@ final class ConnectionGuard {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     private final ServerLimits limits;
-    private final long idleNanos;
-    private final long deadlineNanos;
-    private final long firstOctetNanos;
-    private final long drainNanos;
-    private final long startupNanos;
+    final long idleNanos;
+    final long deadlineNanos;
+    final long firstOctetNanos;
+    final long drainNanos;
+    final long startupNanos;
     private final AggregatedLog refusals;
     private final AtomicInteger startups = new AtomicInteger();
     private final ConcurrentHashMap<SourcePrefix, Source> perSource = new ConcurrentHashMap<>();
@@ -103,15 +94,15 @@ final class ConnectionGuard {
 
     /** For {@code ServerWire.listen}: every accepted TCP connection, before any framing handler. */
     void onAccept(Channel ch) {
-        ch.pipeline().addFirst("guard", new Head());
+        ch.pipeline().addFirst("guard", new GuardedConnection(this));
     }
 
     /** The connection's request arrived and is being answered: it leaves startup; {@code messagesAfter} the framing. */
     void started(Channel ch, String messagesAfter) {
-        Head h = ch.pipeline().get(Head.class);
+        GuardedConnection h = ch.pipeline().get(GuardedConnection.class);
         if (h != null) {
             h.started(messagesAfter);
-            ch.pipeline().addAfter(messagesAfter, "guard-messages", new Mark(h));
+            ch.pipeline().addAfter(messagesAfter, "guard-messages", new GuardedConnection.Mark(h));
         }
     }
 
@@ -169,7 +160,7 @@ final class ConnectionGuard {
      * As above; {@code tls}: the connection begins a TLS handshake, counted against the per-prefix rate. Returns
      * the limit that refuses it, or null.
      */
-    private RefusalCause admit(SourcePrefix prefix, boolean tls) {
+    RefusalCause admit(SourcePrefix prefix, boolean tls) {
         if (admissions.incrementAndGet() % SWEEP_INTERVAL == 0) {
             sweep();
         }
@@ -215,7 +206,7 @@ final class ConnectionGuard {
         leftStartup(prefixOf(source));
     }
 
-    private void leftStartup(SourcePrefix prefix) {
+    void leftStartup(SourcePrefix prefix) {
         startups.decrementAndGet();
         perSource.computeIfPresent(prefix, (p, c) -> {
             c.startups--;
@@ -228,7 +219,7 @@ final class ConnectionGuard {
         leave(prefixOf(source));
     }
 
-    private void leave(SourcePrefix prefix) {
+    void leave(SourcePrefix prefix) {
         long now = System.nanoTime();
         perSource.computeIfPresent(prefix, (p, c) -> --c.connections == 0 && !c.recentHandshakes(now) ? null : c);
     }
@@ -246,302 +237,25 @@ final class ConnectionGuard {
         return perSource.size();
     }
 
-    private static InetAddress addressOf(SocketAddress a) {
+    static InetAddress addressOf(SocketAddress a) {
         return a instanceof InetSocketAddress ? ((InetSocketAddress) a).getAddress() : null;
     }
 
-    /** First in the pipeline: admission, the first octet, writability, the framing's leftovers, and the timer. */
-    final class Head extends ChannelInboundHandlerAdapter {
-        private SourcePrefix prefix;
-        private boolean counted;
-        private boolean refusedHere;
-        /** Closed by one of this guard's timers (counted under its cause). */
-        private boolean closedHere;
-        private boolean inStartup;
-        private boolean started;
-        private boolean firstOctetSeen;
-        private long acceptedAt;
-        private boolean partial;
-        private long partialSince;
-        private long lastActivity;
-        private boolean movedData;
-        private long unwritableSince = -1;
-        private String framingName;
-        private ChannelHandler framer;
-        /** No framing handler that can say what it holds (messages arrive whole, as over SCTP). */
-        private boolean noFramer;
-        private ScheduledFuture<?> timer;
-        private long timerDue;
-        /** A limit was found expired once; it closes if still expired after one more pass of the event loop's I/O. */
-        private boolean expiredOnce;
-        private ChannelHandlerContext ctx;
 
-        /** The event loop's clock (a test's EmbeddedChannel moves it by hand). */
-        private long now() {
-            return ctx.executor().ticker().nanoTime();
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
-            acceptedAt = now();
-            InetAddress source = addressOf(ctx.channel().remoteAddress());
-            if (source != null) {
-                prefix = prefixOf(source);
-                RefusalCause refusal = admit(prefix, ctx.pipeline().get(dev.iwarp.bootstrap.tls.TlsLayer.TLS) != null);
-                if (refusal != null) {
-                    refused.incrementAndGet();
-                    byCause.incrementAndGet(refusal.ordinal());
-                    refusals.warn(source.getHostAddress() + " (" + prefix + ")", refusal(refusal));
-                    refusedHere = true;
-                    ctx.close();
-                    return; // never reaches the framing
-                }
-                counted = true;
-                inStartup = true;
-            }
-            if (firstOctetNanos > 0) {
-                arm(acceptedAt + firstOctetNanos);
-            }
-            ctx.fireChannelActive();
-        }
-
-        void started(String messagesAfter) {
-            if (inStartup) {
-                inStartup = false;
-                leftStartup(prefix);
-            }
-            started = true;
-            framingName = messagesAfter;
-            partial = false;
-            lastActivity = now();
-            if (idleNanos > 0) {
-                arm(lastActivity + idleNanos);
-            }
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            firstOctetSeen = true;
-            if (!started) {
-                ctx.fireChannelRead(msg);
-                return;
-            }
-            ChannelHandler f = noFramer ? null : framer();
-            if (f == null && !partial) {
-                partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
-                partialSince = now();
-            }
-            ctx.fireChannelRead(msg);
-            long now = movedData || f != null ? now() : 0;
-            if (movedData) {
-                movedData = false;
-                lastActivity = now;
-            }
-            if (f != null) {
-                boolean holds = holdsIncomplete(f);
-                if (holds && !partial) {
-                    partialSince = now;
-                    if (deadlineNanos > 0) {
-                        arm(now + deadlineNanos);
-                    }
-                }
-                partial = holds;
-            } else if (partial && deadlineNanos > 0) {
-                arm(partialSince + deadlineNanos);
-            }
-        }
-
-        /** The framing handler once it is in place (MPA installs its framer when startup ends), else null. */
-        private ChannelHandler framer() {
-            if (framer == null) {
-                ChannelHandler h = ctx.pipeline().get(framingName);
-                ChannelHandler mpa = ctx.pipeline().get(MpaFramer.class);
-                framer = mpa != null ? mpa : h instanceof IftFramer || h instanceof VitcpCodec ? h
-                        : ctx.pipeline().get(IftFramer.class);
-            }
-            return framer;
-        }
-
-        private boolean holdsIncomplete(ChannelHandler f) {
-            if (f instanceof MpaFramer) {
-                return ((MpaFramer) f).holdsIncompleteFpdu();
-            }
-            if (f instanceof IftFramer) {
-                return ((IftFramer) f).holdsIncompleteFrame();
-            }
-            return ((VitcpCodec) f).holdsIncompleteSegment();
-        }
-
-        void messageCompleted(boolean moves) {
-            movedData |= moves;
-            if (framer == null) {
-                partial = false;
-                noFramer = framer() == null;
-            }
-        }
-
-        @Override
-        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            if (ctx.channel().isWritable()) {
-                unwritableSince = -1;
-            } else if (unwritableSince < 0) {
-                unwritableSince = now();
-                if (drainNanos > 0) {
-                    arm(unwritableSince + drainNanos);
-                }
-            }
-            ctx.fireChannelWritabilityChanged();
-        }
-
-        /** Arms the one timer for {@code due} unless it already fires no later. */
-        private void arm(long due) {
-            if (timer != null) {
-                if (timerDue <= due) {
-                    return;
-                }
-                timer.cancel(false);
-            }
-            timerDue = due;
-            timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - now()), TimeUnit.NANOSECONDS);
-        }
-
-        private void onTimer() {
-            timer = null;
-            timerRuns.incrementAndGet();
-            if (!ctx.channel().isOpen()) {
-                return;
-            }
-            long now = now();
-            SocketAddress peer = dev.iwarp.server.wire.Addresses.printable(ctx.channel().remoteAddress());
-            if (!expiredOnce && expired(now)) {
-                // The loop may have been busy past the due time with the peer's octets already in the socket: look
-                // again after the next I/O pass (a task scheduled now runs only after it) before closing.
-                expiredOnce = true;
-                timerDue = now;
-                timer = ctx.executor().schedule(this::onTimer, 0, TimeUnit.NANOSECONDS);
-                return;
-            }
-            expiredOnce = false;
-            RefusalCause cause;
-            if (firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos) {
-                cause = RefusalCause.FIRST_OCTET_TIMEOUT;
-                LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
-                        TimeUnit.NANOSECONDS.toMillis(now - acceptedAt));
-            } else if (drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos) {
-                cause = RefusalCause.DRAIN_TIMEOUT;
-                LOG.info("{} read nothing of what we sent for {} s (--drain-timeout); closing", peer,
-                        TimeUnit.NANOSECONDS.toSeconds(now - unwritableSince));
-            } else if (started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos) {
-                cause = RefusalCause.MESSAGE_DEADLINE;
-                LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", peer,
-                        TimeUnit.NANOSECONDS.toMillis(now - partialSince));
-            } else if (started && idleNanos > 0 && now - lastActivity >= idleNanos) {
-                cause = RefusalCause.IDLE_TIMEOUT;
-                LOG.info("{} moved no data for {} s (--idle-timeout); closing", peer,
-                        TimeUnit.NANOSECONDS.toSeconds(now - lastActivity));
-            } else {
-                long due = Long.MAX_VALUE;
-                if (firstOctetNanos > 0 && !firstOctetSeen) {
-                    due = acceptedAt + firstOctetNanos;
-                }
-                if (drainNanos > 0 && unwritableSince >= 0) {
-                    due = Math.min(due, unwritableSince + drainNanos);
-                }
-                if (started && deadlineNanos > 0 && partial) {
-                    due = Math.min(due, partialSince + deadlineNanos);
-                }
-                if (started && idleNanos > 0) {
-                    due = Math.min(due, lastActivity + idleNanos);
-                }
-                if (due != Long.MAX_VALUE) {
-                    arm(due);
-                }
-                return;
-            }
-            closedHere = true;
-            byCause.incrementAndGet(cause.ordinal());
-            ctx.close();
-        }
-
-        private boolean expired(long now) {
-            return firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= firstOctetNanos
-                    || drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= drainNanos
-                    || started && deadlineNanos > 0 && partial && now - partialSince >= deadlineNanos
-                    || started && idleNanos > 0 && now - lastActivity >= idleNanos;
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
-            if (inStartup) {
-                inStartup = false;
-                leftStartup(prefix);
-                if (!closedHere && startupNanos > 0 && now() - acceptedAt >= startupNanos) {
-                    // the framing's startup timer closed it (MPA's, the IFT adaption's or the VI/TCP Incoming
-                    // timeout), or the peer gave up as late: the guard does not see which, only that it was late
-                    byCause.incrementAndGet(RefusalCause.STARTUP_TIMEOUT.ordinal());
-                }
-            }
-            if (counted) {
-                counted = false;
-                leave(prefix);
-            }
-            if (!refusedHere) { // the framing never saw it open: nothing for it to report
-                super.channelInactive(ctx);
-            }
-        }
+    /** A connection from {@code source} refused at accept for {@code cause}: counted and logged (aggregated). */
+    void refusedAtAccept(InetAddress source, SourcePrefix prefix, RefusalCause cause) {
+        refused.incrementAndGet();
+        byCause.incrementAndGet(cause.ordinal());
+        refusals.warn(source.getHostAddress() + " (" + prefix + ")", refusal(cause));
     }
 
-    /** Right after the framing: every message it hands up is a complete one; says whether it moves data. */
-    static final class Mark extends ChannelInboundHandlerAdapter {
-        private final Head head;
-
-        Mark(Head head) {
-            this.head = head;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            head.messageCompleted(movesData(msg));
-            ctx.fireChannelRead(msg);
-        }
+    /** A connection closed by one of the guard's timers for {@code cause}, or found late in startup. */
+    void closedFor(RefusalCause cause) {
+        byCause.incrementAndGet(cause.ordinal());
     }
 
-    /** RDMAP opcode of an RDMA Read Request (RFC 5040 §4.3). */
-    private static final int READ_REQUEST = 1;
-    /** Octets of a tagged / untagged DDP header with the RDMAP control octet (RFC 5041 §4, RFC 5040 §4.1). */
-    private static final int TAGGED_HEADER = 14;
-    private static final int UNTAGGED_HEADER = 18;
-    /** Offset of the RDMA Read Message Size in an untagged ULPDU carrying a Read Request (RFC 5040 §4.4). */
-    private static final int READ_SIZE_OFFSET = UNTAGGED_HEADER + 12;
-
-    /**
-     * Whether a message moves data: a DDP segment (MPA, IFT) with payload octets beyond its headers or a Read Request
-     * of a non-zero size; a VI/TCP segment with payload or an RDMA Read. Anything else (SCTP messages) counts.
-     */
-    static boolean movesData(Object msg) {
-        if (msg instanceof ByteBuf b) {
-            int at = b.readerIndex();
-            int length = b.readableBytes();
-            if (length < 2) {
-                return false;
-            }
-            boolean tagged = (b.getByte(at) & 0x80) != 0;
-            if (tagged) {
-                return length > TAGGED_HEADER;
-            }
-            if ((b.getByte(at + 1) & 0x0F) == READ_REQUEST) {
-                return length >= READ_SIZE_OFFSET + 4 && b.getInt(at + READ_SIZE_OFFSET) != 0;
-            }
-            return length > UNTAGGED_HEADER;
-        }
-        if (msg instanceof ViSegment s) {
-            return s.content().isReadable() || s.type() == dev.iwarp.vitcp.ViSegmentType.RDMA_READ_REQUEST;
-        }
-        return true;
+    /** One run of a connection's guard timer. */
+    void timerRan() {
+        timerRuns.incrementAndGet();
     }
 }

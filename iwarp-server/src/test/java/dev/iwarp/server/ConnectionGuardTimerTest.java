@@ -188,7 +188,7 @@ class ConnectionGuardTimerTest {
 
     private static boolean moves(ByteBuf b) {
         try {
-            return ConnectionGuard.movesData(b);
+            return GuardedConnection.movesData(b);
         } finally {
             b.release();
         }

@@ -1,0 +1,323 @@
+package dev.iwarp.server;
+
+import dev.iwarp.ift.IftFramer;
+import dev.iwarp.mpa.MpaFramer;
+import dev.iwarp.vitcp.VitcpCodec;
+import dev.iwarp.vitcp.ViSegment;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One accepted connection under {@link ConnectionGuard}: first in its pipeline, it admits the connection or closes it
+ * at once, watches the first octet, writability and what the framing still holds, and keeps the connection's one
+ * one-shot timer armed for the earliest pending deadline (first octet, drain, message deadline, idle timeout).
+ */
+final class GuardedConnection extends ChannelInboundHandlerAdapter {
+    /** The guard's own logger: its lines keep one name whichever class writes them. */
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
+
+    private final ConnectionGuard guard;
+
+    private SourcePrefix prefix;
+    private boolean counted;
+    private boolean refusedHere;
+    /** Closed by one of this guard's timers (counted under its cause). */
+    private boolean closedHere;
+    private boolean inStartup;
+    private boolean started;
+    private boolean firstOctetSeen;
+    private long acceptedAt;
+    private boolean partial;
+    private long partialSince;
+    private long lastActivity;
+    private boolean movedData;
+    private long unwritableSince = -1;
+    private String framingName;
+    private ChannelHandler framer;
+    /** No framing handler that can say what it holds (messages arrive whole, as over SCTP). */
+    private boolean noFramer;
+    private ScheduledFuture<?> timer;
+    private long timerDue;
+    /** A limit was found expired once; it closes if still expired after one more pass of the event loop's I/O. */
+    private boolean expiredOnce;
+    private ChannelHandlerContext ctx;
+
+    GuardedConnection(ConnectionGuard guard) {
+        this.guard = guard;
+    }
+
+    /** The event loop's clock (a test's EmbeddedChannel moves it by hand). */
+    private long now() {
+        return ctx.executor().ticker().nanoTime();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        acceptedAt = now();
+        InetAddress source = ConnectionGuard.addressOf(ctx.channel().remoteAddress());
+        if (source != null) {
+            prefix = guard.prefixOf(source);
+            RefusalCause refusal = guard.admit(prefix, ctx.pipeline().get(dev.iwarp.bootstrap.tls.TlsLayer.TLS) != null);
+            if (refusal != null) {
+                guard.refusedAtAccept(source, prefix, refusal);
+                refusedHere = true;
+                ctx.close();
+                return; // never reaches the framing
+            }
+            counted = true;
+            inStartup = true;
+        }
+        if (guard.firstOctetNanos > 0) {
+            arm(acceptedAt + guard.firstOctetNanos);
+        }
+        ctx.fireChannelActive();
+    }
+
+    void started(String messagesAfter) {
+        if (inStartup) {
+            inStartup = false;
+            guard.leftStartup(prefix);
+        }
+        started = true;
+        framingName = messagesAfter;
+        partial = false;
+        lastActivity = now();
+        if (guard.idleNanos > 0) {
+            arm(lastActivity + guard.idleNanos);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        firstOctetSeen = true;
+        if (!started) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ChannelHandler f = noFramer ? null : framer();
+        if (f == null && !partial) {
+            partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
+            partialSince = now();
+        }
+        ctx.fireChannelRead(msg);
+        long now = movedData || f != null ? now() : 0;
+        if (movedData) {
+            movedData = false;
+            lastActivity = now;
+        }
+        if (f != null) {
+            boolean holds = holdsIncomplete(f);
+            if (holds && !partial) {
+                partialSince = now;
+                if (guard.deadlineNanos > 0) {
+                    arm(now + guard.deadlineNanos);
+                }
+            }
+            partial = holds;
+        } else if (partial && guard.deadlineNanos > 0) {
+            arm(partialSince + guard.deadlineNanos);
+        }
+    }
+
+    /** The framing handler once it is in place (MPA installs its framer when startup ends), else null. */
+    private ChannelHandler framer() {
+        if (framer == null) {
+            ChannelHandler h = ctx.pipeline().get(framingName);
+            ChannelHandler mpa = ctx.pipeline().get(MpaFramer.class);
+            framer = mpa != null ? mpa : h instanceof IftFramer || h instanceof VitcpCodec ? h
+                    : ctx.pipeline().get(IftFramer.class);
+        }
+        return framer;
+    }
+
+    private boolean holdsIncomplete(ChannelHandler f) {
+        if (f instanceof MpaFramer) {
+            return ((MpaFramer) f).holdsIncompleteFpdu();
+        }
+        if (f instanceof IftFramer) {
+            return ((IftFramer) f).holdsIncompleteFrame();
+        }
+        return ((VitcpCodec) f).holdsIncompleteSegment();
+    }
+
+    void messageCompleted(boolean moves) {
+        movedData |= moves;
+        if (framer == null) {
+            partial = false;
+            noFramer = framer() == null;
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            unwritableSince = -1;
+        } else if (unwritableSince < 0) {
+            unwritableSince = now();
+            if (guard.drainNanos > 0) {
+                arm(unwritableSince + guard.drainNanos);
+            }
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Arms the one timer for {@code due} unless it already fires no later. */
+    private void arm(long due) {
+        if (timer != null) {
+            if (timerDue <= due) {
+                return;
+            }
+            timer.cancel(false);
+        }
+        timerDue = due;
+        timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - now()), TimeUnit.NANOSECONDS);
+    }
+
+    private void onTimer() {
+        timer = null;
+        guard.timerRan();
+        if (!ctx.channel().isOpen()) {
+            return;
+        }
+        long now = now();
+        SocketAddress peer = dev.iwarp.server.wire.Addresses.printable(ctx.channel().remoteAddress());
+        if (!expiredOnce && expired(now)) {
+            // The loop may have been busy past the due time with the peer's octets already in the socket: look
+            // again after the next I/O pass (a task scheduled now runs only after it) before closing.
+            expiredOnce = true;
+            timerDue = now;
+            timer = ctx.executor().schedule(this::onTimer, 0, TimeUnit.NANOSECONDS);
+            return;
+        }
+        expiredOnce = false;
+        RefusalCause cause;
+        if (guard.firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= guard.firstOctetNanos) {
+            cause = RefusalCause.FIRST_OCTET_TIMEOUT;
+            LOG.info("{} sent nothing in {} ms (--first-octet-timeout); closing", peer,
+                    TimeUnit.NANOSECONDS.toMillis(now - acceptedAt));
+        } else if (guard.drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= guard.drainNanos) {
+            cause = RefusalCause.DRAIN_TIMEOUT;
+            LOG.info("{} read nothing of what we sent for {} s (--drain-timeout); closing", peer,
+                    TimeUnit.NANOSECONDS.toSeconds(now - unwritableSince));
+        } else if (started && guard.deadlineNanos > 0 && partial && now - partialSince >= guard.deadlineNanos) {
+            cause = RefusalCause.MESSAGE_DEADLINE;
+            LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", peer,
+                    TimeUnit.NANOSECONDS.toMillis(now - partialSince));
+        } else if (started && guard.idleNanos > 0 && now - lastActivity >= guard.idleNanos) {
+            cause = RefusalCause.IDLE_TIMEOUT;
+            LOG.info("{} moved no data for {} s (--idle-timeout); closing", peer,
+                    TimeUnit.NANOSECONDS.toSeconds(now - lastActivity));
+        } else {
+            long due = Long.MAX_VALUE;
+            if (guard.firstOctetNanos > 0 && !firstOctetSeen) {
+                due = acceptedAt + guard.firstOctetNanos;
+            }
+            if (guard.drainNanos > 0 && unwritableSince >= 0) {
+                due = Math.min(due, unwritableSince + guard.drainNanos);
+            }
+            if (started && guard.deadlineNanos > 0 && partial) {
+                due = Math.min(due, partialSince + guard.deadlineNanos);
+            }
+            if (started && guard.idleNanos > 0) {
+                due = Math.min(due, lastActivity + guard.idleNanos);
+            }
+            if (due != Long.MAX_VALUE) {
+                arm(due);
+            }
+            return;
+        }
+        closedHere = true;
+        guard.closedFor(cause);
+        ctx.close();
+    }
+
+    private boolean expired(long now) {
+        return guard.firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= guard.firstOctetNanos
+                || guard.drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= guard.drainNanos
+                || started && guard.deadlineNanos > 0 && partial && now - partialSince >= guard.deadlineNanos
+                || started && guard.idleNanos > 0 && now - lastActivity >= guard.idleNanos;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (inStartup) {
+            inStartup = false;
+            guard.leftStartup(prefix);
+            if (!closedHere && guard.startupNanos > 0 && now() - acceptedAt >= guard.startupNanos) {
+                // the framing's startup timer closed it (MPA's, the IFT adaption's or the VI/TCP Incoming
+                // timeout), or the peer gave up as late: the guard does not see which, only that it was late
+                guard.closedFor(RefusalCause.STARTUP_TIMEOUT);
+            }
+        }
+        if (counted) {
+            counted = false;
+            guard.leave(prefix);
+        }
+        if (!refusedHere) { // the framing never saw it open: nothing for it to report
+            super.channelInactive(ctx);
+        }
+    }
+
+    /** Right after the framing: every message it hands up is a complete one; says whether it moves data. */
+    static final class Mark extends ChannelInboundHandlerAdapter {
+        private final GuardedConnection head;
+
+        Mark(GuardedConnection head) {
+            this.head = head;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            head.messageCompleted(movesData(msg));
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /** RDMAP opcode of an RDMA Read Request (RFC 5040 §4.3). */
+    private static final int READ_REQUEST = 1;
+    /** Octets of a tagged / untagged DDP header with the RDMAP control octet (RFC 5041 §4, RFC 5040 §4.1). */
+    private static final int TAGGED_HEADER = 14;
+    private static final int UNTAGGED_HEADER = 18;
+    /** Offset of the RDMA Read Message Size in an untagged ULPDU carrying a Read Request (RFC 5040 §4.4). */
+    private static final int READ_SIZE_OFFSET = UNTAGGED_HEADER + 12;
+
+    /**
+     * Whether a message moves data: a DDP segment (MPA, IFT) with payload octets beyond its headers or a Read Request
+     * of a non-zero size; a VI/TCP segment with payload or an RDMA Read. Anything else (SCTP messages) counts.
+     */
+    static boolean movesData(Object msg) {
+        if (msg instanceof ByteBuf b) {
+            int at = b.readerIndex();
+            int length = b.readableBytes();
+            if (length < 2) {
+                return false;
+            }
+            boolean tagged = (b.getByte(at) & 0x80) != 0;
+            if (tagged) {
+                return length > TAGGED_HEADER;
+            }
+            if ((b.getByte(at + 1) & 0x0F) == READ_REQUEST) {
+                return length >= READ_SIZE_OFFSET + 4 && b.getInt(at + READ_SIZE_OFFSET) != 0;
+            }
+            return length > UNTAGGED_HEADER;
+        }
+        if (msg instanceof ViSegment s) {
+            return s.content().isReadable() || s.type() == dev.iwarp.vitcp.ViSegmentType.RDMA_READ_REQUEST;
+        }
+        return true;
+    }
+}
