@@ -39,6 +39,9 @@ class ReadResponseCopiesBudgetTest {
         MemoryBudget budget = MemoryBudget.of(limit);
         device.setMemoryBudget(budget);
         pair = EnginePair.cuttingSegmentsBelow(device, p -> p.digestsPayload(crc));
+        // a lower layer that frames segments without copying them (as MPA for segments beyond its small-payload
+        // copy): each segment's queued copy is the responder's own, the one charged
+        pair.responder.llp.copiesUpTo = -1;
         return budget;
     }
 
