@@ -1,6 +1,10 @@
 package dev.iwarp.benchmarks;
 
-import dev.iwarp.mpa.MpaParameters;
+import dev.iwarp.bootstrap.tls.TlsLayer;
+import dev.iwarp.bootstrap.tls.TlsSettings;
+import dev.iwarp.ift.IftAdaptionCompletionEvent;
+import dev.iwarp.ift.IftAdaptionHandler;
+import dev.iwarp.ift.IftSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.mpa.MpaStartupCompletionEvent;
 import dev.iwarp.mpa.MpaStartupHandler;
@@ -22,11 +26,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Issue 13's scale check: opens N MPA connections to a running {@code serve} (full MPA startup, the target region
+ * A scale check: opens N MPA (or IFT, or TLS + MPA) connections to a running {@code serve} (full MPA startup, the target region
  * advertisement received in the Reply's Private Data), holds them idle, prints {@code serve}'s memory growth per
  * connection, then runs {@code ping} against {@code serve} while they are held. See benchmarks/README.md.
  */
@@ -59,6 +60,9 @@ public final class IdleConnections implements Callable<Integer> {
             + "..., taken in turn), to stay under serve's --max-per-source and --max-startups-per-source, which count "
             + "per /24; 0: one source. Default ${DEFAULT-VALUE}.")
     int perSource = 250;
+    @Option(names = "--first-prefix", description = "The first source /24 as its number after 127.0.0.0/24 (1: "
+            + "127.0.1.0/24, 256: 127.1.0.0/24). Default ${DEFAULT-VALUE}.")
+    int firstPrefix = 1;
     @Option(names = "--in-flight", description = "MPA startups in progress at once (serve's --max-startups is 512). "
             + "Default ${DEFAULT-VALUE}.")
     int inFlight = 200;
@@ -88,10 +92,28 @@ public final class IdleConnections implements Callable<Integer> {
     long idleMs = 60_000;
     @Option(names = "--crc", description = "Ask for MPA CRC.")
     boolean crc;
+    @Option(names = "--wire", description = "mpa (an MPA Request, then nothing) or ift (serve --wire ift: IFT's "
+            + "adaption indication, then nothing). Default ${DEFAULT-VALUE}.")
+    String wire = "mpa";
+    @Option(names = "--tls-pin", paramLabel = "SHA256", description = "TLS 1.3 to a serve --tls whose certificate "
+            + "has this SHA-256 fingerprint (as serve logs it): the handshake, then the MPA Request, then nothing.")
+    String tlsPin;
+    @Option(names = "--open-timeout", description = "Seconds to wait for every startup to finish. "
+            + "Default ${DEFAULT-VALUE}.")
+    int openTimeoutSec = 120;
+    @Option(names = "--latency-idle-port", description = "Port of a second serve that holds no connection: while the "
+            + "connections are held, --latency-rounds A B rounds of bench --op send --depth 1 run against it (A) and "
+            + "against --port (B); 0: none. Default ${DEFAULT-VALUE}.")
+    int latencyIdlePort;
+    @Option(names = "--latency-rounds", description = "A B rounds. Default ${DEFAULT-VALUE}.")
+    int latencyRounds = 3;
+    @Option(names = "--latency-iterations", description = "Echoed Sends per round. Default ${DEFAULT-VALUE}.")
+    int latencyIterations = 2000;
     @Option(names = "--ping-jar", description = "The iwarp-server jar whose ping runs against serve while the "
             + "connections are held (empty: no ping). Default ${DEFAULT-VALUE}.")
     String pingJar = "iwarp-server/target/iwarp-server.jar";
 
+    private static final String OUTCOME = "outcome";
     private final AtomicInteger established = new AtomicInteger();
     private final AtomicInteger rejected = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
@@ -108,8 +130,13 @@ public final class IdleConnections implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (perSource > 0 && (connections - 1) / perSource > 60_000) {
-            System.err.println("idle-connections: at most 60,000 source /24s: raise --per-source");
+        if (!wire.equals("mpa") && !wire.equals("ift") || wire.equals("ift") && tlsPin != null) {
+            System.err.println("idle-connections: --wire is mpa or ift, and --tls-pin goes with mpa");
+            return 2;
+        }
+        if (perSource > 0 && (connections - 1) / perSource + firstPrefix > 65_000 || firstPrefix < 1) {
+            System.err.println("idle-connections: sources beyond 127.253.255.0/24: raise --per-source or lower "
+                    + "--first-prefix (>= 1)");
             return 2;
         }
         long servePid = pid > 0 ? pid : ProcessMemory.pidListeningOn(port);
@@ -127,7 +154,9 @@ public final class IdleConnections implements Callable<Integer> {
                 System.out.println("no heap/direct figures (JMX attach failed: " + serve.jmxProblem() + ")");
             }
             ProcessMemory.Reading before = serve.read();
+            KernelSockets.Reading kernelBefore = KernelSockets.read();
             System.out.println("before:  " + describe(before));
+            System.out.println("         " + KernelSockets.describe(kernelBefore));
             LimitProbes probes = checkLimits ? new LimitProbes(new InetSocketAddress(
                     InetAddress.getByName(host), port), firstOctetMs, startupMs, deadlineMs, idleMs) : null;
             if (probes != null) {
@@ -147,10 +176,13 @@ public final class IdleConnections implements Callable<Integer> {
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSec));
             double cpu = (ProcessMemory.cpuTicks(servePid) - ticks) / 100.0 / ((System.nanoTime() - heldAt) / 1e9);
             ProcessMemory.Reading after = serve.read();
+            KernelSockets.Reading kernelAfter = KernelSockets.read();
             int open = established.get() - closedByServe.get();
-            System.out.printf("held:    %s, %d connections open; serve's CPU while they were idle: %.1f %% of a core%n",
-                    describe(after), open, cpu * 100);
+            System.out.printf("held:    %s, %d connections open; serve's CPU while they were idle: %.1f %% of a core "
+                    + "(over %d s)%n", describe(after), open, cpu * 100, holdSec);
+            System.out.println("         " + KernelSockets.describe(kernelAfter));
             System.out.println(perConnection(before, after, open));
+            System.out.println(KernelSockets.perConnection(kernelBefore, kernelAfter, open));
             double rssKib = open > 0 ? (after.rssBytes() - before.rssBytes()) / 1024.0 / open : 0;
             boolean withinThresholds = true;
             if (maxCpuPercent >= 0 && cpu * 100 > maxCpuPercent) {
@@ -165,7 +197,11 @@ public final class IdleConnections implements Callable<Integer> {
             if (probes != null) {
                 probes.startOthers();
             }
-            boolean pinged = pingJar.isEmpty() || ping();
+            boolean pinged = pingJar.isEmpty() || IdleLatency.ping(javaCommand(), pingJar, host, port, clientOptions());
+            if (latencyIdlePort > 0 && !pingJar.isEmpty()) {
+                pinged &= IdleLatency.run(javaCommand(), pingJar, host, latencyIdlePort, port, latencyRounds,
+                        latencyIterations, clientOptions());
+            }
             int stillOpen = established.get() - closedByServe.get();
             System.out.printf("%d of %d connections still open after the ping%n", stillOpen, established.get());
             if (probes != null) { // the idle probe began before the held ones: it closes while they are all open
@@ -185,6 +221,9 @@ public final class IdleConnections implements Callable<Integer> {
 
     private void connectAll(EventLoopGroup group, boolean epoll) throws Exception {
         MpaSettings settings = MpaSettings.builder().crc(crc).ird(1).ord(1).peerToPeer(false).build();
+        boolean ift = wire.equals("ift");
+        TlsSettings tls = tlsPin != null ? TlsSettings.builder().pin(tlsPin).build() : null;
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(host), port);
         Semaphore slots = new Semaphore(inFlight);
         CountDownLatch done = new CountDownLatch(connections);
         Bootstrap b = new Bootstrap().group(group)
@@ -193,16 +232,28 @@ public final class IdleConnections implements Callable<Integer> {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(MpaStartupHandler.initiator(settings), new Outcome(slots, done));
+                        Outcome outcome = new Outcome(slots, done);
+                        if (ift) {
+                            ch.pipeline().addLast(IftAdaptionHandler.nodeA(IftSettings.defaults()), outcome);
+                        } else if (tls != null) {
+                            TlsLayer.addClient(ch.pipeline(), tls, server, p -> p.addBefore(OUTCOME, null,
+                                    MpaStartupHandler.initiator(settings))).addListener(f -> {
+                                        if (!f.isSuccess()) {
+                                            outcome.ended(ch, false, false, "TLS: " + f.cause(), null);
+                                        }
+                                    });
+                            ch.pipeline().addLast(OUTCOME, outcome);
+                        } else {
+                            ch.pipeline().addLast(MpaStartupHandler.initiator(settings), outcome);
+                        }
                     }
                 });
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(host), port);
         boolean spread = perSource > 0 && server.getAddress().isLoopbackAddress()
                 && server.getAddress().getAddress().length == 4;
         for (int i = 0; i < connections; i++) {
             slots.acquire();
             InetSocketAddress local = spread ? new InetSocketAddress(source(i, (connections + perSource - 1)
-                    / perSource), 0) : null;
+                    / perSource, firstPrefix), 0) : null;
             b.connect(server, local).addListener(f -> {
                 if (!f.isSuccess()) {
                     failure("connect: " + f.cause());
@@ -211,8 +262,9 @@ public final class IdleConnections implements Callable<Integer> {
                 }
             });
         }
-        if (!done.await(120, TimeUnit.SECONDS)) {
-            System.out.println("not every MPA startup finished in 120 s: " + done.getCount() + " pending");
+        if (!done.await(openTimeoutSec, TimeUnit.SECONDS)) {
+            System.out.println("not every startup finished in " + openTimeoutSec + " s: " + done.getCount()
+                    + " pending");
         }
     }
 
@@ -220,6 +272,7 @@ public final class IdleConnections implements Callable<Integer> {
     private final class Outcome extends ChannelInboundHandlerAdapter {
         private final Semaphore slots;
         private final CountDownLatch done;
+        private boolean counted;
 
         Outcome(Semaphore slots, CountDownLatch done) {
             this.slots = slots;
@@ -228,14 +281,26 @@ public final class IdleConnections implements Callable<Integer> {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (!(evt instanceof MpaStartupCompletionEvent e)) {
+            if (evt instanceof MpaStartupCompletionEvent e) {
+                ended(ctx.channel(), e.isSuccess(), e.isRejected(), "MPA startup: " + e.cause(),
+                        e.isSuccess() ? e.parameters().peerPrivateData() : null);
+            } else if (evt instanceof IftAdaptionCompletionEvent e) {
+                ended(ctx.channel(), e.isSuccess(), false, "IFT adaption: " + e.cause(), null);
+            } else {
                 ctx.fireUserEventTriggered(evt);
+            }
+        }
+
+        /** The startup's end: {@code pd} is the MPA Reply's Private Data (null: IFT, which has none). */
+        void ended(Channel ch, boolean success, boolean isRejected, String cause, byte[] pd) {
+            if (counted) {
                 return;
             }
-            if (e.isSuccess()) {
-                MpaParameters p = e.parameters();
-                byte[] pd = p.peerPrivateData();
-                if (pd.length < 16) {
+            counted = true;
+            if (success) {
+                if (pd == null) {
+                    advertisement.compareAndSet(null, "IFT: none");
+                } else if (pd.length < 16) {
                     noAdvertisement.incrementAndGet();
                 } else {
                     advertisement.compareAndSet(null, String.format("e.g. STag 0x%08x size %d",
@@ -243,18 +308,18 @@ public final class IdleConnections implements Callable<Integer> {
                             (pd[12] & 0xFFL) << 24 | (pd[13] & 0xFF) << 16 | (pd[14] & 0xFF) << 8 | pd[15] & 0xFF));
                 }
                 established.incrementAndGet();
-                held.add(ctx.channel());
-                ctx.channel().closeFuture().addListener(f -> {
+                held.add(ch);
+                ch.closeFuture().addListener(f -> {
                     if (!closing) {
                         closedByServe.incrementAndGet();
                     }
                 });
-            } else if (e.isRejected()) {
+            } else if (isRejected) {
                 rejected.incrementAndGet();
-                ctx.close();
+                ch.close();
             } else {
-                failure("MPA startup: " + e.cause());
-                ctx.close();
+                failure(cause);
+                ch.close();
             }
             slots.release();
             done.countDown();
@@ -271,7 +336,12 @@ public final class IdleConnections implements Callable<Integer> {
      * startups in progress at any time are spread over every prefix. 127.0.0.0/24 is left to ping.
      */
     static String source(int i, int prefixes) {
-        int k = 1 + i % prefixes;
+        return source(i, prefixes, 1);
+    }
+
+    /** As {@link #source(int, int)}, the first prefix being 127.0.0.0/24 + {@code first} /24s. */
+    static String source(int i, int prefixes, int first) {
+        int k = first + i % prefixes;
         return "127." + (k / 256) + "." + (k % 256) + ".1";
     }
 
@@ -280,24 +350,14 @@ public final class IdleConnections implements Callable<Integer> {
         firstFailure.compareAndSet(null, what);
     }
 
-    private boolean ping() throws Exception {
-        if (!Files.exists(Path.of(pingJar))) {
-            System.out.println("no ping: " + pingJar + " not found (build it, or give --ping-jar)");
-            return false;
-        }
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "-jar", pingJar, "ping", host + ":" + port, "-C", "3", "-V")
-                .redirectErrorStream(true).start();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                System.out.println("  ping: " + line);
-            }
-        }
-        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-        boolean ok = ended && p.exitValue() == 0;
-        System.out.println(ok ? "ping answered while the connections were held"
-                : "ping FAILED while the connections were held" + (ended ? " (exit " + p.exitValue() + ")" : ""));
-        return ok;
+    private static String javaCommand() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    /** ping's and bench's options for the wire held: IFT, or TLS pinned to serve's certificate. */
+    private List<String> clientOptions() {
+        return wire.equals("ift") ? List.of("--wire", "ift")
+                : tlsPin != null ? List.of("--tls", "--pin", tlsPin) : List.of();
     }
 
     private static String describe(ProcessMemory.Reading r) {
