@@ -76,7 +76,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             placeFailed = false;
             return placement.place(this, (int) (to - target.baseTo()));
         } catch (RuntimeException | OutOfMemoryError e) {
-            failed(e, header, null);
+            // the Terminate quotes the whole segment: its DDP Segment Length counts the payload too (RFC 5040 §4.7),
+            // so the ULPDU itself while the framing still holds it whole, else its header
+            failed(e, ulpdu.readableBytes() >= headerLength + payloadLength ? ulpdu : header, null);
             return placement.discard();
         }
     }
