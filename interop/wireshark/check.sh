@@ -154,7 +154,7 @@ capture_ift() { # jar
     java -jar "$jar" serve --wire ift --address 127.0.0.1 --port "$port" 2>"$dir/serve.log" &
     local serve=$!
     for _ in $(seq 200); do grep -q "listening" "$dir/serve.log" && break; sleep 0.1; done
-    local rc=0 b="bench 127.0.0.1:$port --wire ift --warmup 1 --depth 1"
+    local rc=0 b="bench 127.0.0.1:$port --wire ift --warmup 1 --depth 1 --no-server-cost"
     {
         timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire ift -C 2 -S 3000
         for crcs in header,payload header payload none; do
