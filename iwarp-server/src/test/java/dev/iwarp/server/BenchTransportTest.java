@@ -4,25 +4,14 @@ import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.Transport;
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@code --transport} of bench and serve: io_uring end to end on this kernel, and the one-line refusals. */
 class BenchTransportTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run main(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     @Test
     void benchRunsOverIoUringAgainstAServeOnIoUring() throws Exception {
         String why = Transport.IO_URING.unavailableReason();
@@ -33,7 +22,7 @@ class BenchTransportTest {
             // not send: serve re-posts a pipelined echo's receive when the echo's Send completes, which io_uring
             // reports after the client's next Send may arrive (README, "Transport"); that would make this flaky
             for (String op : new String[] {"write", "read"}) {
-                Run run = main("bench", "127.0.0.1:" + server.localAddress().getPort(), "--transport", "io_uring",
+                ToolRun run = run("bench", "127.0.0.1:" + server.localAddress().getPort(), "--transport", "io_uring",
                         "--op", op, "--size", "4096", "--iterations", "200", "--warmup", "0", "--verify");
                 assertEquals(0, run.code(), run.err());
                 assertTrue(run.out().contains("  bytes 819200, iterations 200,"), run.out());
@@ -43,17 +32,17 @@ class BenchTransportTest {
 
     @Test
     void anUnknownTransportIsAUsageError() {
-        Run bench = main("bench", "127.0.0.1:46001", "--transport", "kqueue");
+        ToolRun bench = run("bench", "127.0.0.1:46001", "--transport", "kqueue");
         assertEquals(2, bench.code(), bench.err());
         assertEquals("bench: unknown transport kqueue: nio, epoll or io_uring\n", bench.err());
-        Run serve = main("serve", "--address", "127.0.0.1", "--port", "0", "--transport", "kqueue");
+        ToolRun serve = run("serve", "--address", "127.0.0.1", "--port", "0", "--transport", "kqueue");
         assertEquals(2, serve.code(), serve.err());
         assertTrue(serve.err().endsWith("serve: unknown transport kqueue: nio, epoll or io_uring\n"), serve.err());
     }
 
     @Test
     void wiresWithTheirOwnTransportRefuseTheOption() {
-        Run run = main("bench", "127.0.0.1:46001", "--wire", "vitcp", "--transport", "nio");
+        ToolRun run = run("bench", "127.0.0.1:46001", "--wire", "vitcp", "--transport", "nio");
         assertEquals(2, run.code(), run.err());
         assertEquals("bench: --transport is for --wire iwarp and ift: VI/TCP and SCTP run on NIO\n", run.err());
     }

@@ -7,8 +7,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -20,6 +18,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -31,20 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ports, pcap paths, help texts and rping's spellings. Nothing here may connect unless the case says so.
  */
 class CommandLineTest {
-    /** What one {@link Main#run} printed and returned. */
-    record Run(int exit, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(exit, out.toString(), err.toString());
-    }
-
     /** Exit 2 and exactly one line on stderr, which contains {@code expected}. */
-    static void assertUsageError(Run r, String expected) {
-        assertEquals(2, r.exit(), r.toString());
+    static void assertUsageError(ToolRun r, String expected) {
+        assertEquals(2, r.code(), r.toString());
         assertEquals("", r.out(), r.toString());
         assertEquals(1, r.err().lines().count(), "one line: " + r.err());
         assertTrue(r.err().contains(expected), "expected \"" + expected + "\" in: " + r.err());
@@ -54,8 +42,8 @@ class CommandLineTest {
     void versionComesFromTheBuild() {
         String built = System.getProperty("iwarp.project.version");
         assertNotNull(built, "surefire passes the pom's version");
-        Run r = run("--version");
-        assertEquals(0, r.exit());
+        ToolRun r = run("--version");
+        assertEquals(0, r.code());
         assertEquals("iwarp-server " + built, r.out().strip());
     }
 
@@ -103,7 +91,7 @@ class CommandLineTest {
             "probe --case markers --timeout -1 127.0.0.1 | probe: --timeout must be >= 1, not -1",
     })
     void numericOptionsOutOfRangeAreUsageErrors(String line, String expected) {
-        Run r = run(line.trim().split(" +"));
+        ToolRun r = run(line.trim().split(" +"));
         assertUsageError(r, expected);
         assertTrue(r.err().strip().endsWith("--help)"), r.err());
     }
@@ -128,8 +116,8 @@ class CommandLineTest {
             "serve --address host.invalid  | serve: --address: unknown host 'host.invalid'",
     })
     void badPeersAreSaidInWords(String line, String expected) {
-        Run r = run(line.trim().split(" +"));
-        assertTrue(r.exit() == 2 || line.startsWith("bench") && r.exit() != 0, r.toString());
+        ToolRun r = run(line.trim().split(" +"));
+        assertTrue(r.code() == 2 || line.startsWith("bench") && r.code() != 0, r.toString());
         assertTrue(r.err().contains(expected), "expected \"" + expected + "\" in: " + r);
         assertEquals(1, r.err().lines().count(), r.err());
     }
@@ -138,7 +126,7 @@ class CommandLineTest {
     @ValueSource(strings = {"serve", "demo"})
     void pcapInAMissingDirectory(String command, @TempDir Path dir) {
         Path file = dir.resolve("missing").resolve("x.pcap");
-        Run r = run(command, "--pcap", file.toString());
+        ToolRun r = run(command, "--pcap", file.toString());
         assertUsageError(r, command + ": --pcap: directory " + file.getParent() + " does not exist");
     }
 
@@ -146,9 +134,9 @@ class CommandLineTest {
     void aBusyPortIsNamed() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
-            Run r = assertTimeoutPreemptively(Duration.ofSeconds(30),
+            ToolRun r = assertTimeoutPreemptively(Duration.ofSeconds(30),
                     () -> run("serve", "--address", "127.0.0.1", "--port", Integer.toString(port)));
-            assertEquals(1, r.exit(), r.toString());
+            assertEquals(1, r.code(), r.toString());
             assertEquals("serve: port " + port + " is already in use on 127.0.0.1 "
                     + "(another server running? choose one with --port)", r.err().strip());
         }
@@ -159,14 +147,14 @@ class CommandLineTest {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
                 IwarpStack.builder().threads(1).build(), true)) {
             String port = Integer.toString(server.localAddress().getPort());
-            Run validated = run("ping", "-a", "127.0.0.1", "-p", port, "-C", "3", "-V");
-            assertEquals(0, validated.exit(), validated.toString());
+            ToolRun validated = run("ping", "-a", "127.0.0.1", "-p", port, "-C", "3", "-V");
+            assertEquals(0, validated.code(), validated.toString());
             assertTrue(validated.out().contains("3/3 pings of 64 octets verified with 127.0.0.1:" + port),
                     validated.out());
             assertFalse(validated.out().contains("ping data:"), "-V validates, -v displays");
 
-            Run displayed = run("ping", "[127.0.0.1]:" + port, "-C", "2", "-v");
-            assertEquals(0, displayed.exit(), displayed.toString());
+            ToolRun displayed = run("ping", "[127.0.0.1]:" + port, "-C", "2", "-v");
+            assertEquals(0, displayed.code(), displayed.toString());
             assertEquals(2, displayed.out().lines().filter(l -> l.startsWith("ping data: rdma-ping-")).count());
             assertTrue(displayed.out().contains("2/2 pings of 64 octets completed"), displayed.out());
         }
@@ -178,8 +166,8 @@ class CommandLineTest {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
                 IwarpStack.builder().threads(1).build(), true)) {
             String at = "127.0.0.1:" + server.localAddress().getPort();
-            Run r = run("sendrecv", at, "--count", "2");
-            assertEquals(0, r.exit(), r.toString());
+            ToolRun r = run("sendrecv", at, "--count", "2");
+            assertEquals(0, r.code(), r.toString());
             assertEquals(List.of("connected to " + at + ": MPA Rev 2, CRC off, IRD 1 ORD 1, MULPDU 32762",
                     "message 0: sent 16 octets, received 16 octets: 00000000000000000000000000000000",
                     "message 1: sent 16 octets, received 16 octets: 00000000000000000000000000000000"),
@@ -190,8 +178,8 @@ class CommandLineTest {
         }
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
                 .withEchoOnly(true), IwarpStack.builder().threads(1).build(), true)) {
-            Run r = run("sendrecv", "127.0.0.1:" + echo.localAddress().getPort());
-            assertEquals(0, r.exit(), r.toString());
+            ToolRun r = run("sendrecv", "127.0.0.1:" + echo.localAddress().getPort());
+            assertEquals(0, r.code(), r.toString());
             assertTrue(r.out().contains("1/1 messages of 16 octets answered"), r.out());
         }
     }
@@ -199,8 +187,8 @@ class CommandLineTest {
     @Test
     void demoSaysWhereItWroteThePcap(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("demo.pcap");
-        Run r = run("demo", "--pcap", file.toString());
-        assertEquals(0, r.exit(), r.toString());
+        ToolRun r = run("demo", "--pcap", file.toString());
+        assertEquals(0, r.code(), r.toString());
         long size = Files.size(file);
         assertTrue(size > 24, "more than the pcap global header");
         assertTrue(r.out().contains("demo: wrote the server's traffic to " + file.toAbsolutePath() + " (" + size
@@ -216,8 +204,8 @@ class CommandLineTest {
     @ValueSource(strings = {"serve", "ping", "demo", "bench", "probe", "sendrecv",
             "ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat", "ib_send_lat"})
     void helpNamesOnlyWhatTheUserHas(String command) {
-        Run r = run(command, "--help");
-        assertEquals(0, r.exit(), r.toString());
+        ToolRun r = run(command, "--help");
+        assertEquals(0, r.code(), r.toString());
         assertFalse(r.out().matches("(?s).*\\.md\\b.*"), "help cites a file: " + r.out());
         Set<String> own = new HashSet<>();
         new picocli.CommandLine(new Main()).getSubcommands().get(command).getCommandSpec().options()

@@ -3,11 +3,10 @@ package dev.iwarp.server;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -18,19 +17,9 @@ class FileOptionErrorsTest {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     @Test
     void missingCertificateIsNamed() {
-        Run r = run("serve", "--tls", "--cert", "/nonexistent/cert.pem", "--key", "/nonexistent/key.pem",
+        ToolRun r = run("serve", "--tls", "--cert", "/nonexistent/cert.pem", "--key", "/nonexistent/key.pem",
                 "--address", "127.0.0.1", "--port", "0");
         assertEquals(2, r.code());
         assertEquals("serve: --cert /nonexistent/cert.pem: no such file\n", r.err());
@@ -39,7 +28,7 @@ class FileOptionErrorsTest {
 
     @Test
     void trustDirectoryIsNamed() {
-        Run r = run("ping", "--tls", "--trust", dir.toString(), "127.0.0.1:1");
+        ToolRun r = run("ping", "--tls", "--trust", dir.toString(), "127.0.0.1:1");
         assertEquals(2, r.code());
         assertEquals("ping: --trust " + dir + ": is a directory, not a file\n", r.err());
     }
@@ -48,7 +37,7 @@ class FileOptionErrorsTest {
     void certificateThatIsNotPemIsNamedWithTheProblem() throws Exception {
         Path cert = Files.writeString(dir.resolve("cert.pem"), "not a certificate\n");
         Path key = Files.writeString(dir.resolve("key.pem"), "not a key\n");
-        Run r = run("serve", "--tls", "--cert", cert.toString(), "--key", key.toString(),
+        ToolRun r = run("serve", "--tls", "--cert", cert.toString(), "--key", key.toString(),
                 "--address", "127.0.0.1", "--port", "0");
         assertEquals(2, r.code());
         String prefix = "serve: --cert " + cert + " with --key " + key + ": ";
@@ -59,7 +48,7 @@ class FileOptionErrorsTest {
     @Test
     void unreadableTrustFileIsNamed() throws Exception {
         Path trust = Files.writeString(dir.resolve("trust.pem"), "garbage\n");
-        Run r = run("ping", "--tls", "--trust", trust.toString(), "127.0.0.1:1");
+        ToolRun r = run("ping", "--tls", "--trust", trust.toString(), "127.0.0.1:1");
         assertEquals(2, r.code());
         String prefix = "ping: --trust " + trust + ": not usable (";
         assertEquals(prefix, r.err().substring(0, Math.min(prefix.length(), r.err().length())), r.err());
@@ -68,7 +57,7 @@ class FileOptionErrorsTest {
 
     @Test
     void pcapThatCannotBeWrittenStopsServeAtStartInOneLine() {
-        Run r = run("serve", "--pcap", "/proc/version", "--address", "127.0.0.1", "--port", "0");
+        ToolRun r = run("serve", "--pcap", "/proc/version", "--address", "127.0.0.1", "--port", "0");
         assertEquals(2, r.code());
         // as root the kernel refuses the write (EIO); as anyone else, the open
         String asRoot = "serve: --pcap /proc/version: cannot write to it (Input/output error)\n";

@@ -11,13 +11,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,16 +29,6 @@ class ForeignFramingTest {
     private static RpingServer vitcp;
     private static RpingServer ift;
     private static final ListAppender<ILoggingEvent> LOG = new ListAppender<>();
-
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @BeforeAll
     static void servers() throws Exception {
@@ -70,7 +59,7 @@ class ForeignFramingTest {
         ift.close();
     }
 
-    private static void assertOneLine(Run r, String line) {
+    private static void assertOneLine(ToolRun r, String line) {
         assertEquals(1, r.code(), r.err() + r.out());
         List<String> lines = r.out().lines().toList();
         assertEquals("ping failed: " + line, lines.get(0), r.out());

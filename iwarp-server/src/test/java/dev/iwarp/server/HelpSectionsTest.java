@@ -4,27 +4,16 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Help grouped by section from one table, three examples per command, and {@code help [command]}. */
 class HelpSectionsTest {
-
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private static CommandLine commands() {
         CommandLine cl = new CommandLine(new Main());
@@ -66,9 +55,9 @@ class HelpSectionsTest {
 
     @Test
     void helpCommandPrintsTheCommandsHelpGroupedWithExamples() {
-        Run help = run("help", "serve");
+        ToolRun help = run("help", "serve");
         assertEquals(0, help.code(), help.err());
-        Run dashH = run("serve", "--help");
+        ToolRun dashH = run("serve", "--help");
         assertEquals(dashH.out(), help.out());
         String out = help.out();
         assertTrue(out.startsWith("Usage: iwarp-server serve [OPTIONS]\n"), out);
@@ -95,7 +84,7 @@ class HelpSectionsTest {
 
     @Test
     void helpOfAnUnknownCommandIsAUsageError() {
-        Run r = run("help", "nosuch");
+        ToolRun r = run("help", "nosuch");
         assertEquals(2, r.code());
         assertEquals("iwarp-server: Unknown subcommand 'nosuch'. (see iwarp-server --help)\n", r.err());
     }

@@ -6,8 +6,6 @@ import dev.iwarp.ift.IftSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +14,7 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,16 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * options as negotiated, and bad options (exit 2, one line).
  */
 class IftCommandsTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     /** serve --wire ift with these IFT options, as ServeCommand builds it. */
     private static RpingServer server(String... iftOptions) throws Exception {
         return server(ServerConfig.defaults().withAddress("127.0.0.1", 0), iftOptions);
@@ -52,7 +41,7 @@ class IftCommandsTest {
     void pingAndBenchOverIft() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "ift", "-C", "3", "-S", "100", "-v", "-V");
+            ToolRun ping = run("ping", at, "--wire", "ift", "-C", "3", "-S", "100", "-v", "-V");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(Pattern.compile("connected to .*: IFT node A, CRC out header\\+payload, in header\\+payload "
                     + "checked, VTag 0x[0-9A-F]{4} peer 0x[0-9A-F]{4}, IRD 1 ORD 1, MULPDU 65535\n")
@@ -63,20 +52,20 @@ class IftCommandsTest {
             assertTrue(session.awaitCounts(3, 3, 6, 10_000), session::toString);
             assertEquals(6, session.sends(), "the setup Send is not one of the session's: " + session);
 
-            Run read = run("bench", at, "--wire", "ift", "--op", "read", "--size", "9000", "--iterations", "40",
+            ToolRun read = run("bench", at, "--wire", "ift", "--op", "read", "--size", "9000", "--iterations", "40",
                     "--depth", "4", "--connections", "2");
             assertEquals(0, read.code(), read.err() + read.out());
             assertTrue(read.out().contains("bench read: 9000 octets x 80, depth 4, 2 connection(s), "
                     + "IFT CRC header+payload"), read.out());
             assertTrue(read.out().contains("bytes 720000, iterations 80,"), read.out());
 
-            Run write = run("bench", at, "--wire", "ift", "--op", "write", "--size", "70000", "--iterations", "20",
+            ToolRun write = run("bench", at, "--wire", "ift", "--op", "write", "--size", "70000", "--iterations", "20",
                     "--ift-send-crc", "payload");
             assertEquals(0, write.code(), write.err() + write.out());
             assertTrue(write.out().contains("bench write: 70000 octets x 20, depth 16, 1 connection(s), IFT CRC payload"),
                     write.out());
 
-            Run send = run("bench", at, "--wire", "ift", "--op", "send", "--size", "1000", "--iterations", "30",
+            ToolRun send = run("bench", at, "--wire", "ift", "--op", "send", "--size", "1000", "--iterations", "30",
                     "--ift-send-crc", "none");
             assertEquals(0, send.code(), send.err() + send.out());
             assertTrue(send.out().contains("bench send: 1000 octets x 30, depth 16, 1 connection(s), IFT CRC none"),
@@ -92,23 +81,23 @@ class IftCommandsTest {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
             // we ignore both CRCs (IH=IP=1): node B then omits them (digest Q18); we send only the payload CRC
-            Run ping = run("ping", at, "--wire", "ift", "-C", "1", "--ift-send-crc", "payload", "--ift-check-crc",
+            ToolRun ping = run("ping", at, "--wire", "ift", "-C", "1", "--ift-send-crc", "payload", "--ift-check-crc",
                     "none", "--ift-vtag", "0x1A2B");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains(": IFT node A, CRC out payload, in none, VTag 0x1A2B peer 0x"), ping.out());
         }
         try (RpingServer s = server("--ift-send-crc", "none", "--ift-check-crc", "header")) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "ift", "-C", "1");
+            ToolRun ping = run("ping", at, "--wire", "ift", "-C", "1");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains(": IFT node A, CRC out header+payload, the peer ignores payload, in none,"),
                     ping.out());
             // the server sends no CRC, we require the header CRC: A7, refused before any frame
-            Run refused = run("ping", at, "--wire", "ift", "-C", "1", "--ift-require-crc", "header", "--timeout", "5000");
+            ToolRun refused = run("ping", at, "--wire", "ift", "-C", "1", "--ift-require-crc", "header", "--timeout", "5000");
             assertEquals(1, refused.code(), refused.err() + refused.out());
             assertTrue(refused.out().contains("ping failed: cannot connect to") && refused.out().contains("A7"),
                     refused.out());
-            Run unchecked = run("ping", at, "--wire", "ift", "-C", "1", "--ift-require-checked", "--timeout", "5000");
+            ToolRun unchecked = run("ping", at, "--wire", "ift", "-C", "1", "--ift-require-checked", "--timeout", "5000");
             assertEquals(1, unchecked.code(), unchecked.err() + unchecked.out());
             assertTrue(unchecked.out().contains("A8"), unchecked.out());
         }
@@ -118,14 +107,14 @@ class IftCommandsTest {
     void sendRecvAndProbeOverIft() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run sr = run("sendrecv", at, "--wire", "ift", "--size", "100", "--count", "3");
+            ToolRun sr = run("sendrecv", at, "--wire", "ift", "--size", "100", "--count", "3");
             assertEquals(0, sr.code(), sr.err() + sr.out());
             assertTrue(sr.out().contains("3/3 messages of 100 octets answered"), sr.out());
             // DDP and RDMAP violations: the same answers as over MPA (RFC 5041 §7.2, RFC 5040 §7.2)
             String[][] cases = {{"write-invalid-stag", "1/1/0x00"}, {"read-invalid-stag", "0/1/0x00"},
                     {"send-too-long", "1/2/0x05"}};
             for (String[] c : cases) {
-                Run probe = run("probe", at, "--wire", "ift", "--case", c[0], "--timeout", "5000");
+                ToolRun probe = run("probe", at, "--wire", "ift", "--case", c[0], "--timeout", "5000");
                 assertEquals(0, probe.code(), probe.err() + probe.out());
                 assertTrue(probe.out().contains("connected: IFT node A, CRC out header+payload"), probe.out());
                 assertTrue(probe.out().contains("result: AS-RFC: Terminate " + c[1]), probe.out());
@@ -136,7 +125,7 @@ class IftCommandsTest {
     @Test
     void demoOverIftWithCapture(@TempDir Path dir) throws Exception {
         Path pcap = dir.resolve("ift.pcap");
-        Run demo = run("demo", "--wire", "ift", "--pcap", pcap.toString());
+        ToolRun demo = run("demo", "--wire", "ift", "--pcap", pcap.toString());
         assertEquals(0, demo.code(), demo.err() + demo.out());
         assertTrue(demo.out().contains("(IFT, "), demo.out());
         assertTrue(demo.out().contains("10/10 pings of 64 octets verified"), demo.out());
@@ -157,9 +146,9 @@ class IftCommandsTest {
     void withoutTargetRegionTheSetupSendIsEmpty() throws Exception {
         try (RpingServer s = server(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(0))) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "ift", "-C", "2", "-v");
+            ToolRun ping = run("ping", at, "--wire", "ift", "-C", "2", "-v");
             assertEquals(0, ping.code(), ping.err() + ping.out());
-            Run bench = run("bench", at, "--wire", "ift", "--op", "write", "--size", "100", "--iterations", "1");
+            ToolRun bench = run("bench", at, "--wire", "ift", "--op", "write", "--size", "100", "--iterations", "1");
             assertEquals(1, bench.code(), bench.err() + bench.out());
             assertEquals("bench: the server advertised no target region in its setup Send (IFT) (got 0 octets; "
                     + "serve --target-size)", bench.err().strip());
@@ -176,7 +165,7 @@ class IftCommandsTest {
                     IftFraming.of(IftSettings.defaults()), r -> r.accept(pd, new dev.iwarp.verbs.CompletionQueue(),
                             new dev.iwarp.verbs.CompletionQueue(), new byte[0]));
             try {
-                Run ping = run("ping", "127.0.0.1:" + ((InetSocketAddress) listener.localAddress()).getPort(),
+                ToolRun ping = run("ping", "127.0.0.1:" + ((InetSocketAddress) listener.localAddress()).getPort(),
                         "--wire", "ift", "-C", "1", "--timeout", "1000");
                 assertEquals(1, ping.code(), ping.err() + ping.out());
                 assertTrue(ping.out().contains("ping failed: cannot connect to 127.0.0.1:")
@@ -190,23 +179,23 @@ class IftCommandsTest {
 
     @Test
     void badIftOptionsExitTwoWithOneLine() {
-        Run crc = run("serve", "--wire", "ift", "--ift-send-crc", "sometimes");
+        ToolRun crc = run("serve", "--wire", "ift", "--ift-send-crc", "sometimes");
         assertEquals(2, crc.code());
         assertEquals("serve: --ift-send-crc must be header,payload, header, payload or none: sometimes",
                 crc.err().strip());
-        Run none = run("serve", "--wire", "ift", "--ift-check-crc", "none,header");
+        ToolRun none = run("serve", "--wire", "ift", "--ift-check-crc", "none,header");
         assertEquals(2, none.code());
         assertEquals("serve: --ift-check-crc: none cannot be combined: none,header", none.err().strip());
-        Run vtag = run("ping", "127.0.0.1:9", "--wire", "ift", "--ift-vtag", "65536");
+        ToolRun vtag = run("ping", "127.0.0.1:9", "--wire", "ift", "--ift-vtag", "65536");
         assertEquals(2, vtag.code());
         assertEquals("ping: --ift-vtag must be random or 0..65535: 65536", vtag.err().strip());
-        Run otherWire = run("serve", "--ift-vtag", "1");
+        ToolRun otherWire = run("serve", "--ift-vtag", "1");
         assertEquals(2, otherWire.code());
         assertEquals("serve: --ift-* options are for --wire ift", otherWire.err().strip());
-        Run vitcp = run("bench", "127.0.0.1:9", "--wire", "vitcp", "--ift-require-checked");
+        ToolRun vitcp = run("bench", "127.0.0.1:9", "--wire", "vitcp", "--ift-require-checked");
         assertEquals(2, vitcp.code());
         assertEquals("bench: --ift-* options are for --wire ift", vitcp.err().strip());
-        Run serveMpa = run("serve", "--wire", "ift", "--mpa-rev", "1");
+        ToolRun serveMpa = run("serve", "--wire", "ift", "--mpa-rev", "1");
         assertEquals(2, serveMpa.code());
         assertTrue(serveMpa.err().startsWith("serve: --crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
                 + "--wire ift"), serveMpa.err());
@@ -214,18 +203,18 @@ class IftCommandsTest {
             String[] args = new String[4 + mpaOnly.length];
             System.arraycopy(new String[] {"ping", "127.0.0.1:9", "--wire", "ift"}, 0, args, 0, 4);
             System.arraycopy(mpaOnly, 0, args, 4, mpaOnly.length);
-            Run ping = run(args);
+            ToolRun ping = run(args);
             assertEquals(2, ping.code(), String.join(" ", args));
             assertEquals("ping: --crc, --markers, --mpa-rev and --p2p are MPA options, not for --wire ift (its CRCs: "
                     + "--ift-send-crc, --ift-check-crc)", ping.err().strip());
         }
-        Run benchCrc = run("bench", "127.0.0.1:9", "--wire", "ift", "--crc");
+        ToolRun benchCrc = run("bench", "127.0.0.1:9", "--wire", "ift", "--crc");
         assertEquals(2, benchCrc.code());
         assertTrue(benchCrc.err().startsWith("bench: --crc is for MPA and VI/TCP"), benchCrc.err());
-        Run markers = run("probe", "127.0.0.1:9", "--wire", "ift", "--case", "markers");
+        ToolRun markers = run("probe", "127.0.0.1:9", "--wire", "ift", "--case", "markers");
         assertEquals(2, markers.code());
         assertEquals("probe: --case markers is an MPA case; IFT never uses markers", markers.err().strip());
-        Run probeVitcp = run("probe", "127.0.0.1:9", "--wire", "vitcp", "--case", "write-invalid-stag");
+        ToolRun probeVitcp = run("probe", "127.0.0.1:9", "--wire", "vitcp", "--case", "write-invalid-stag");
         assertEquals(2, probeVitcp.code());
         assertEquals("probe: probe runs over --wire iwarp or --wire ift, not vitcp", probeVitcp.err().strip());
     }

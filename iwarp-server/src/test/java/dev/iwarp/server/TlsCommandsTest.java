@@ -7,13 +7,12 @@ import dev.iwarp.bootstrap.tls.TlsSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,16 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TlsCommandsTest {
     @TempDir
     Path dir;
-
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private static RpingServer server(TlsSettings tls) throws Exception {
         return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
@@ -43,21 +32,21 @@ class TlsCommandsTest {
         TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(1));
         try (RpingServer s = server(TlsSettings.builder().identity(self).build())) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v", "-V");
+            ToolRun ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v", "-V");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("MULPDU 16378, inside TLSv1.3 TLS_AES_"), ping.out());
             assertTrue(ping.out().contains("3/3 pings of 64 octets verified"), ping.out());
 
-            Run bench = run("bench", at, "--tls", "--pin", self.fingerprint(), "--op", "write", "--size", "65536",
+            ToolRun bench = run("bench", at, "--tls", "--pin", self.fingerprint(), "--op", "write", "--size", "65536",
                     "--iterations", "50");
             assertEquals(0, bench.code(), bench.err() + bench.out());
 
-            Run wrongPin = run("ping", at, "--tls", "--pin", TlsCertificates.selfSigned("x", Duration.ofDays(1)).fingerprint(),
+            ToolRun wrongPin = run("ping", at, "--tls", "--pin", TlsCertificates.selfSigned("x", Duration.ofDays(1)).fingerprint(),
                     "-C", "1");
             assertEquals(1, wrongPin.code());
             assertTrue(wrongPin.out().contains("does not match the pin"), wrongPin.out());
 
-            Run plain = run("ping", at, "-C", "1");
+            ToolRun plain = run("ping", at, "-C", "1");
             assertEquals(1, plain.code());
             assertTrue(plain.out().contains("TLS required"), plain.out());
         }
@@ -71,10 +60,10 @@ class TlsCommandsTest {
         Files.writeString(wrong, "node1:ffeeddccbbaa99887766554433221100\n", StandardCharsets.US_ASCII);
         try (RpingServer s = server(TlsSettings.builder().psk(TlsPsk.fromFile(psk)).build())) {
             String at = "127.0.0.1:" + s.port();
-            Run ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v", "-V");
+            ToolRun ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v", "-V");
             assertEquals(0, ok.code(), ok.err() + ok.out());
             assertTrue(ok.out().contains("inside TLSv1.3 external PSK"), ok.out());
-            Run bad = run("ping", at, "--tls", "--psk-file", wrong.toString(), "-C", "1");
+            ToolRun bad = run("ping", at, "--tls", "--psk-file", wrong.toString(), "-C", "1");
             assertEquals(1, bad.code());
             assertTrue(bad.out().contains("decrypt_error"), bad.out());
         }
@@ -83,7 +72,7 @@ class TlsCommandsTest {
     @Test
     void demoOverTlsCapturesTheDecryptedStream() throws Exception {
         Path pcap = dir.resolve("demo.pcap");
-        Run demo = run("demo", "--tls", "--pcap", pcap.toString());
+        ToolRun demo = run("demo", "--tls", "--pcap", pcap.toString());
         assertEquals(0, demo.code(), demo.err() + demo.out());
         assertTrue(demo.out().contains("TLS 1.3") && demo.out().contains("demo: OK"), demo.out());
         String octets = new String(Files.readAllBytes(pcap), StandardCharsets.ISO_8859_1);
@@ -93,16 +82,16 @@ class TlsCommandsTest {
 
     @Test
     void optionErrorsExitTwoWithOneLine() {
-        Run noTls = run("ping", "127.0.0.1:1", "--pin", "SHA256:00");
+        ToolRun noTls = run("ping", "127.0.0.1:1", "--pin", "SHA256:00");
         assertEquals(2, noTls.code());
         assertTrue(noTls.err().contains("need --tls"), noTls.err());
-        Run badPin = run("ping", "127.0.0.1:1", "--tls", "--pin", "SHA256:00");
+        ToolRun badPin = run("ping", "127.0.0.1:1", "--tls", "--pin", "SHA256:00");
         assertEquals(2, badPin.code());
         assertTrue(badPin.err().contains("a pin is SHA256: followed by 32 hex octets"), badPin.err());
-        Run both = run("ping", "127.0.0.1:1", "--tls", "--psk-file", "a", "--pin", "SHA256:00");
+        ToolRun both = run("ping", "127.0.0.1:1", "--tls", "--psk-file", "a", "--pin", "SHA256:00");
         assertEquals(2, both.code());
         assertTrue(both.err().contains("a PSK replaces certificates"), both.err());
-        Run vitcp = run("ping", "127.0.0.1:1", "--tls", "--wire", "vitcp");
+        ToolRun vitcp = run("ping", "127.0.0.1:1", "--tls", "--wire", "vitcp");
         assertEquals(2, vitcp.code());
         assertFalse(vitcp.err().isBlank());
     }

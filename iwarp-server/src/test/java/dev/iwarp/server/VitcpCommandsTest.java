@@ -4,27 +4,16 @@ import dev.iwarp.server.wire.VitcpWire;
 import dev.iwarp.vitcp.VitcpConfig;
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
+import static dev.iwarp.server.ToolRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line with {@code --wire vitcp}: ping, bench and demo against an in-process VI/TCP serve. */
 class VitcpCommandsTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     private static RpingServer server() throws Exception {
         return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
                 VitcpWire.server(VitcpConfig.builder().crcOption(true).rdmaReadWindow(16).build(),
@@ -35,14 +24,14 @@ class VitcpCommandsTest {
     void pingAndBenchOverVitcp() throws Exception {
         try (RpingServer s = server()) {
             String at = "127.0.0.1:" + s.port();
-            Run ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "-V", "--crc");
+            ToolRun ping = run("ping", at, "--wire", "vitcp", "-C", "3", "-S", "100", "-v", "-V", "--crc");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("VI/TCP Reliable Delivery, CRC on (ETHERNET_REFLECTED), MTU 8192, "
                     + "RDMA Read Window 1"), ping.out());
             assertTrue(ping.out().contains("ping data: rdma-ping-2: CDEFG"), ping.out());
             assertTrue(ping.out().contains("3/3 pings of 100 octets verified"), ping.out());
 
-            Run bench = run("bench", at, "--wire", "vitcp", "--op", "read", "--size", "9000", "--iterations", "40",
+            ToolRun bench = run("bench", at, "--wire", "vitcp", "--op", "read", "--size", "9000", "--iterations", "40",
                     "--depth", "4", "--connections", "2");
             assertEquals(0, bench.code(), bench.err() + bench.out());
             assertTrue(bench.out().contains("bench read: 9000 octets x 80, depth 4, 2 connection(s), "
@@ -53,7 +42,7 @@ class VitcpCommandsTest {
             // and after the measured phase)
             assertEquals(5, s.accepted());
 
-            Run mismatch = run("ping", at, "--wire", "vitcp", "--reliability", "reliable-reception", "-C", "1");
+            ToolRun mismatch = run("ping", at, "--wire", "vitcp", "--reliability", "reliable-reception", "-C", "1");
             assertEquals(1, mismatch.code());
             assertTrue(mismatch.out().contains("ping failed: cannot connect to") && mismatch.out().contains("REJECTED"),
                     mismatch.out());
@@ -64,7 +53,7 @@ class VitcpCommandsTest {
     void sendRecvOverVitcp() throws Exception {
         try (RpingServer s = server()) {
             String addr = "127.0.0.1:" + s.localAddress().getPort();
-            Run run = run("sendrecv", addr, "--wire", "vitcp", "--size", "100", "--count", "3", "--crc");
+            ToolRun run = run("sendrecv", addr, "--wire", "vitcp", "--size", "100", "--count", "3", "--crc");
             assertEquals(0, run.code(), run.err() + run.out());
             assertTrue(run.out().contains("VI/TCP Reliable Delivery, CRC on (ETHERNET_REFLECTED)"), run.out());
             assertTrue(run.out().contains("message 2: sent 100 octets, received 100 octets"), run.out());
@@ -77,7 +66,7 @@ class VitcpCommandsTest {
 
     @Test
     void demoOverVitcp() {
-        Run demo = run("demo", "--wire", "vitcp");
+        ToolRun demo = run("demo", "--wire", "vitcp");
         assertEquals(0, demo.code(), demo.err() + demo.out());
         assertTrue(demo.out().contains("(VI/TCP, nio), ping -C 10 -S 64 -v -V"), demo.out());
         assertTrue(demo.out().contains("10/10 pings of 64 octets verified"), demo.out());
@@ -88,27 +77,27 @@ class VitcpCommandsTest {
 
     @Test
     void badVitcpOptionsExitTwoWithOneLine() {
-        Run level = run("serve", "--wire", "vitcp", "--reliability", "sometimes");
+        ToolRun level = run("serve", "--wire", "vitcp", "--reliability", "sometimes");
         assertEquals(2, level.code());
         assertEquals("serve: --reliability: unknown value sometimes", level.err().strip());
-        Run pcap = run("serve", "--wire", "vitcp", "--pcap", "x.pcap");
+        ToolRun pcap = run("serve", "--wire", "vitcp", "--pcap", "x.pcap");
         assertEquals(2, pcap.code());
         assertTrue(pcap.err().contains("iWARP options, not for --wire vitcp"), pcap.err());
-        Run mtu = run("serve", "--wire", "vitcp", "--mtu", "0");
+        ToolRun mtu = run("serve", "--wire", "vitcp", "--mtu", "0");
         assertEquals(2, mtu.code());
         assertTrue(mtu.err().contains("--mtu must be in 1..65495, not 0"), mtu.err());
         for (String[] mpaOnly : new String[][] {{"--markers"}, {"--mpa-rev", "1"}, {"--p2p"}}) {
             String[] args = new String[4 + mpaOnly.length];
             System.arraycopy(new String[] {"ping", "127.0.0.1:9", "--wire", "vitcp"}, 0, args, 0, 4);
             System.arraycopy(mpaOnly, 0, args, 4, mpaOnly.length);
-            Run ping = run(args);
+            ToolRun ping = run(args);
             assertEquals(2, ping.code(), String.join(" ", args));
             assertEquals("ping: --markers, --mpa-rev and --p2p are MPA options, not for --wire vitcp", ping.err().strip());
         }
-        Run demoPcap = run("demo", "--wire", "vitcp", "--pcap", "x.pcap");
+        ToolRun demoPcap = run("demo", "--wire", "vitcp", "--pcap", "x.pcap");
         assertEquals(2, demoPcap.code());
         assertEquals("demo: --pcap captures the iWARP wire only", demoPcap.err().strip());
-        Run wire = run("serve", "--wire", "ib");
+        ToolRun wire = run("serve", "--wire", "ib");
         assertEquals(2, wire.code());
         assertTrue(wire.err().contains("--wire"), wire.err());
     }
