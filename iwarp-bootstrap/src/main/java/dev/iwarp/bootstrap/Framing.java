@@ -5,9 +5,9 @@ import io.netty.channel.ChannelPipeline;
 import java.util.function.Consumer;
 
 /**
- * A framing below DDP and RDMAP (MPA today; IFT and the SCTP adaptation next) as the bootstrap uses
- * it: which handlers to install for each side, and how to retry. An implementation installs the
- * framing's own startup handler and one adapter that turns the framing's startup event and errors
+ * A framing below DDP and RDMAP (MPA, IFT or the SCTP adaptation) as the bootstrap uses it: which
+ * handlers to install for each side, and how to retry. An implementation installs the framing's own
+ * startup handler and one adapter that turns the framing's startup event and errors
  * into DDP's lower-layer contract ({@link dev.iwarp.ddp.llp}); DDP and RDMAP then run unchanged.
  *
  * <p>To add a framing: write its module (Netty only, no DDP or RDMAP types), implement this

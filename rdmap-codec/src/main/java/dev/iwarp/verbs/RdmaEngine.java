@@ -93,13 +93,13 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         return stream.established;
     }
 
-    /** Runs {@code task} on the event loop (at once when already there; queued until the engine is added). */
     /** Attached to a pipeline and called on its event loop: work can run now, without a task. */
     boolean inEventLoop() {
         ChannelHandlerContext c = stream.ctx;
         return c != null && c.executor().inEventLoop();
     }
 
+    /** Runs {@code task} on the event loop (at once when already there; queued until the engine is added). */
     void submit(Runnable task) {
         ChannelHandlerContext c = stream.ctx;
         if (c == null) {
