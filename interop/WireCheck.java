@@ -198,7 +198,7 @@ public final class WireCheck {
                 if (c.markersC2s() != c.markersS2c() && !markersHere) {
                     // Wireshark 4.0 keeps one "markers in use" state per connection (set if either startup
                     // frame has M=1) and looks for markers in both directions, although M is per direction
-                    // (RFC 5044 §7.1.2, mpa.md §3.2): it decodes none of the marker-free direction's FPDUs.
+                    // (RFC 5044 §7.1.2): it decodes none of the marker-free direction's FPDUs.
                     // Asserted exactly: its startup frame decodes, its FPDUs do not.
                     NOTES.add("markers in one direction only: Wireshark 4.0 looks for markers in both directions, so it"
                             + " decodes none of the FPDUs of the direction without markers (asserted: 0 decoded).");
@@ -502,7 +502,7 @@ public final class WireCheck {
     // ------------------------------------------------------------------------------- demo
 
     /**
-     * The demo's pcap: rping over our stack (siw-interop.md §7), CRC off, 10 pings of 64 octets.
+     * The demo's pcap: rping over our stack (rdma-core's rping.c), CRC off, 10 pings of 64 octets.
      * Client: 20 Sends of a 16-octet advertisement (QN 0, MSN 1..20), 10 Read Responses; server: 10 Read
      * Requests (QN 1, MSN 1..10) of 64 octets whose sink STag/TO the Read Responses carry, 10 Writes of 64
      * octets, 20 Sends of 16 zero octets (QN 0, MSN 1..20).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live SCTP (issue 11): boots the sctp-vm guest once (real kernel SCTP, libsctp.so.1, a JRE 17;
+# Live SCTP: boots the sctp-vm guest once (real kernel SCTP, libsctp.so.1, a JRE 17;
 # ../shared/interop/sctp-vm) and runs our iwarp-server.jar there over guest loopback:
 #   1. serve --wire sctp, ping over IPv4 and IPv6 (client bound to one address), a brief bench;
 #   2. the indication combinations: both 4 (enabled), server without indication, client without

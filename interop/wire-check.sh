@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # wire-check.sh - our iWARP traffic, captured on lo and decoded by Wireshark's iwarp_mpa and
-# iwarp_ddp_rdmap dissectors (tshark), held against what we meant to send (issue #5 item 5).
+# iwarp_ddp_rdmap dissectors (tshark), held against what we meant to send.
 #
 # Usage: interop/wire-check.sh [JAR [TEST_CLASSES]]
 #   JAR           iwarp-server.jar (default iwarp-server/target/iwarp-server.jar)

@@ -59,7 +59,7 @@ public enum DdpError {
 
     /**
      * Whether a Terminate for this error carries the DDP segment length and the offending DDP header
-     * (M=1, D=1). Not for version errors (header layout unknown) nor local errors (rdmap.md §7.1).
+     * (M=1, D=1). Not for version errors (header layout unknown) nor local errors (RFC 5040 §4.7).
      */
     public boolean carriesDdpHeader() {
         return this != LOCAL_CATASTROPHIC && this != INVALID_DDP_VERSION_TAGGED && this != INVALID_DDP_VERSION_UNTAGGED;

@@ -31,7 +31,7 @@ public class DdpException extends DecoderException {
     /**
      * The exception for {@code error} detected on {@code segment}: carries a copy of the segment's DDP
      * header (as {@link DdpSegment#encodeHeader} writes it, so received Rsvd bits read as 0) and its
-     * payload length, which RDMAP puts into the Terminate (spec/rdmap.md §7.1, as siw). Ownership: the
+     * payload length, which RDMAP puts into the Terminate (RFC 5040 §4.7, as siw). Ownership: the
      * caller keeps its reference to {@code segment}.
      */
     public static DdpException forSegment(DdpError error, DdpSegment segment, String message) {

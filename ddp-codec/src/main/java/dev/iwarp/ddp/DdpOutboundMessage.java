@@ -90,7 +90,7 @@ public final class DdpOutboundMessage {
     /**
      * Gives this message back to the segmenter that made it, which makes a later message of this object:
      * a sender that keeps no reference to its messages after their last segment allocates none per
-     * message at steady state (issue 13).
+     * message at steady state.
      *
      * @throws IllegalStateException if segments remain (discard first), or it was given back already
      */
@@ -140,7 +140,7 @@ public final class DdpOutboundMessage {
     }
 
     /**
-     * The next segment without a segment object (issue 13): writes its DDP header (RFC 5041 §4.2, §4.3:
+     * The next segment without a segment object: writes its DDP header (RFC 5041 §4.2, §4.3:
      * 14 octets tagged, 18 untagged; the octets {@link DdpSegment#encodeHeader} writes) to {@code header}
      * and returns its payload, which the caller owns. Otherwise as {@link #nextSegment()}.
      *
@@ -173,7 +173,7 @@ public final class DdpOutboundMessage {
         ByteBuf slice;
         if (copyInto != null) {
             // the source's getBytes into the copy: between direct buffers with addresses a plain memory
-            // copy, where writeBytes(source) builds NIO views of the source on some allocators (issue 13)
+            // copy, where writeBytes(source) builds NIO views of the source on some allocators
             slice = copyInto.directBuffer(n, n);
             payload.getBytes(payload.readerIndex() + offset, slice, 0, n);
             slice.writerIndex(n);

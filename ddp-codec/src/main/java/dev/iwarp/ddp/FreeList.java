@@ -4,13 +4,13 @@ import java.util.ArrayDeque;
 
 /**
  * Objects given back for reuse, at most a fixed number of them: what the DDP and RDMA engines take
- * instead of allocating one per message or request once warm (issue 13). The most recently given back
+ * instead of allocating one per message or request once warm. The most recently given back
  * comes first (its cache lines are the warmest). Not thread-safe: one per stream, on its event loop.
  *
  * @param <T> what is kept; never null
  */
 public final class FreeList<T> {
-    /** Null until the first object is given back: an idle connection holds five lists (issue 13, "Scale"). */
+    /** Null until the first object is given back: an idle connection holds five lists. */
     private ArrayDeque<T> kept;
     private final int max;
 

@@ -2,7 +2,7 @@ package dev.iwarp.ddp;
 
 /**
  * Expected-MSN and credit check for an untagged queue whose "buffers" are slots rather than posted
- * memory (RFC 5041 §5.3, spec/ddp.md §5): QN 1 (RDMA Read Requests; credits = IRD), QN 2 (Terminate;
+ * memory (RFC 5041 §5.3): QN 1 (RDMA Read Requests; credits = IRD), QN 2 (Terminate;
  * one credit), QN 3 (RFC 7306 Atomic Responses; credits = ORD). The messages on these queues are single
  * segments (MO 0, L=1); the ULP places their contents itself. The expected MSN starts at 1 and wraps
  * modulo 2<sup>32</sup>. Not thread-safe: confined to the stream's event loop.

@@ -2,7 +2,7 @@ package dev.iwarp.ddp;
 
 /**
  * Outcome of {@link TaggedBufferTable#check}: the first failing step of the Data Sink's tagged-buffer
- * validation (RFC 5041 §7.1, spec/ddp.md §4), or {@link #OK}.
+ * validation (RFC 5041 §7.1), or {@link #OK}.
  */
 public enum TaggedAccessResult {
     /** Every check passed: the access may be performed. */
@@ -36,7 +36,7 @@ public enum TaggedAccessResult {
     /**
      * The DDP Tagged Buffer Error (Terminate Layer 1, EType 1) to report for a failed RDMA Write or
      * Read Response placement: INVALID_STAG→0x00, BASE_OR_BOUNDS→0x01, TO_WRAP→0x03,
-     * ACCESS_RIGHTS→0x00 (as siw; spec/siw-interop.md §4). RDMAP, validating a Read
+     * ACCESS_RIGHTS→0x00 (as siw; siw_qp_rx.c). RDMAP, validating a Read
      * Request's source, reports its own Remote Protection codes instead.
      *
      * @throws IllegalStateException for {@link #OK}

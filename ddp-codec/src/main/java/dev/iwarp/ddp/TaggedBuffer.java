@@ -57,7 +57,7 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
         this.remoteInvalidate = remoteInvalidate;
     }
 
-    /** The STag: {@code index << 8 | key} (spec/ddp.md §9). */
+    /** The STag: {@code index << 8 | key} (siw's STag layout). */
     public int stag() {
         return stag;
     }

@@ -9,7 +9,7 @@ import java.util.Random;
 import java.util.function.IntFunction;
 
 /**
- * The Data Sink's STag → tagged buffer map (RFC 5041 §5.1, §8; spec/ddp.md §9, §10). Registration,
+ * The Data Sink's STag → tagged buffer map (RFC 5041 §5.1, §8). Registration,
  * invalidation and deregistration may run on any thread; lookups and {@link #check} are lock-free
  * and meant for event loops.
  *
@@ -139,7 +139,7 @@ public final class TaggedBufferTable {
     }
 
     /**
-     * Validates an access of {@code length} octets at {@code to} (RFC 5041 §7.1; spec/ddp.md §4), in this
+     * Validates an access of {@code length} octets at {@code to} (RFC 5041 §7.1), in this
      * order, returning the first failure:
      * <ol>
      *   <li>{@link TaggedAccessResult#INVALID_STAG}: no buffer under this STag (index or key differ), it
@@ -156,7 +156,7 @@ public final class TaggedBufferTable {
      *       catches it.</li>
      * </ol>
      * Zero-length accesses are not exempted: RDMAP decides whether to call this for them (the RFC 6581
-     * RTR, spec/rdmap.md §11).
+     * RTR, RFC 5040 §5).
      */
     public TaggedAccessResult check(int stag, Object protectionDomain, long to, long length, int requiredAccess) {
         if (length < 0) {

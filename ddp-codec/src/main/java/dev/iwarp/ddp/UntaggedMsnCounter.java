@@ -1,7 +1,7 @@
 package dev.iwarp.ddp;
 
 /**
- * Transmit MSN of one untagged queue (RFC 5041 §5.3, spec/ddp.md §3): the first message is MSN 1, then
+ * Transmit MSN of one untagged queue (RFC 5041 §5.3): the first message is MSN 1, then
  * +1 per message modulo 2<sup>32</sup> (0xFFFFFFFF is followed by 0). Not thread-safe: one per queue
  * per stream, on its event loop.
  */

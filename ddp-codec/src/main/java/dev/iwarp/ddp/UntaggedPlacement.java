@@ -10,7 +10,7 @@ import java.util.Objects;
  * context, QN, MSN, message length and RsvdULP for the ULP) or {@link Kind#ERROR} (nothing placed).
  * PLACED and ERROR results are shared constants. A DELIVERED result is its queue's own object, filled
  * again by the queue's next delivery: take what it says before the next {@code place} on that queue
- * (issue 13: no allocation per message received).
+ * (no allocation per message received).
  *
  * @param <T> the context posted with the buffer
  */

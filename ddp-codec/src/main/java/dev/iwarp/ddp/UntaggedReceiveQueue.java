@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link MsnWindow}.
  *
  * <p>Checks per segment, in this order; the first failure is returned and nothing of the segment is
- * placed (spec/ddp.md §4, spec/siw-interop.md §4):
+ * placed (RFC 5041 §5, siw_qp_rx.c):
  * <ol>
  *   <li>QN ≠ this queue's → {@link DdpError#INVALID_QN};</li>
  *   <li>MSN ≠ the expected MSN (an in-order receiver has a window of one message) →
@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * @param <T> what the poster wants back with the message (e.g. a work request)
  */
 public final class UntaggedReceiveQueue<T> {
-    /** Posted receives kept for reuse once delivered or flushed (issue 13: no allocation per receive). */
+    /** Posted receives kept for reuse once delivered or flushed (no allocation per receive). */
     private static final int SPARE_MAX = 16;
 
     private static final class Posted<T> {

@@ -20,18 +20,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Known answers for the DDP header codec (RFC 5041 §4): spec/siw-interop.md §9 and the MPA draft's Fig. 5. */
+/** Known answers for the DDP header codec (RFC 5041 §4): siw_qp_tx.c and the MPA draft's Fig. 5. */
 class DdpCodecTest {
 
-    /** siw-interop.md §9: rping client's first Send (ULPDU 34): untagged, L, QN 0, MSN 1, MO 0, 16-octet advert. */
+    /** siw_qp_tx.c: rping client's first Send (ULPDU 34): untagged, L, QN 0, MSN 1, MO 0, 16-octet advert. */
     static final byte[] RPING_SEND = Hex.parse("41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
             + "00 00 55 d5 c0 a0 b2 a0 00 12 ab 00 00 00 00 40");
-    /** siw-interop.md §9: server's Read Request (ULPDU 46): QN 1, MSN 1, MO 0, 28-octet RDMAP header. */
+    /** siw_qp_tx.c: server's Read Request (ULPDU 46): QN 1, MSN 1, MO 0, 28-octet RDMAP header. */
     static final byte[] READ_REQUEST = Hex.parse("41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00"
             + "00 34 cd 00 00 00 7f 00 11 22 33 40 00 00 00 40 00 12 ab 00 00 00 55 d5 c0 a0 b2 a0");
-    /** siw-interop.md §9: zero-length RDMA Write RTR (ULPDU 14): tagged, L, STag 1, TO 0. */
+    /** siw_qp_tx.c: zero-length RDMA Write RTR (ULPDU 14): tagged, L, STag 1, TO 0. */
     static final byte[] WRITE_RTR = Hex.parse("c1 40 00 00 00 01 00 00 00 00 00 00 00 00");
-    /** MPA draft Fig. 5 (spec/mpa.md §12.1): DV=0 RDMAC untagged Send, QN 0, MSN 1, MO 0, 24 zero octets. */
+    /** MPA draft Fig. 5 (RFC 5044 Appendix, draft-ietf-rddp-mpa Fig. 5): DV=0 RDMAC untagged Send, QN 0, MSN 1, MO 0, 24 zero octets. */
     static final byte[] DRAFT_FIG5 = Hex.parse("40 03 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
             + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 

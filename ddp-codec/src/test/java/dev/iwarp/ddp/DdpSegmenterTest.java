@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Data Source segmentation (RFC 5041 §5.2) and transmit MSNs (§5.3). */
 class DdpSegmenterTest {
-    /** MULPDU of MPA over Ethernet with TCP timestamps (spec/ddp.md §3 cheat sheet). */
+    /** MULPDU of MPA over Ethernet with TCP timestamps (RFC 5044 §4.5: EMSS 1448 less MPA's overhead). */
     static final int MULPDU = 1442;
     static final int STAG = 0x0012ab00;
     static final long TO = 0x000055d5c0a0b2a0L;
@@ -303,7 +303,7 @@ class DdpSegmenterTest {
     }
 
     /**
-     * A segment cut without an object ({@link DdpOutboundMessage#nextSegment(ByteBuf)}, issue 13) has exactly the
+     * A segment cut without an object ({@link DdpOutboundMessage#nextSegment(ByteBuf)}) has exactly the
      * header octets and payload of the segment object cut from the same message, tagged and untagged, with and
      * without a copy per segment; {@link DdpOutboundMessage#nextSegmentIsLast()} says beforehand which one is last.
      * The header goes to a heap buffer (also one whose array starts at an offset) or a direct one.

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Every DDP segment of every siw capture ({@code ../shared/testdata/siw-pcap/}), cut out of the TCP
  * streams by {@link MpaFramer} and decoded by {@link DdpCodec}, checked against what tshark printed in
  * the {@code .txt} summaries (FPDUs per RDMAP opcode; every DDP field of the first FPDU of each opcode)
- * and against the Data Source rules of RFC 5041 §5.2/§5.3 (spec/ddp.md §3) on all segments.
+ * and against the Data Source rules of RFC 5041 §5.2/§5.3 on all segments.
  */
 class SiwCaptureDdpTest {
 
@@ -238,9 +238,9 @@ class SiwCaptureDdpTest {
     }
 
     /**
-     * RFC 5041 §5.2/§5.3 (spec/ddp.md §3) on one direction: DV 1; per QN the MSNs run 1, 2, 3, ... one per
+     * RFC 5041 §5.2/§5.3 on one direction: DV 1; per QN the MSNs run 1, 2, 3, ... one per
      * message; MO (untagged) and TO (tagged) advance by the octets of the message so far; L=1 ends each
-     * message and no message is left open; RDMAP opcodes use their model and QN (spec/rdmap.md §3), and
+     * message and no message is left open; RDMAP opcodes use their model and QN (RFC 5040 §4.2), and
      * a Read Request is one 46-octet ULPDU.
      */
     static void checkDataSourceRules(List<Fpdu> direction) {

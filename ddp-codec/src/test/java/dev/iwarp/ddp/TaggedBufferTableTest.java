@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** STag allocation and the Data Sink's tagged checks (RFC 5041 §7.1, §8; spec/ddp.md §4, §9). */
+/** STag allocation and the Data Sink's tagged checks (RFC 5041 §7.1, §8). */
 class TaggedBufferTableTest {
     static final Object PD = new Object();
     static final Object OTHER_PD = new Object();

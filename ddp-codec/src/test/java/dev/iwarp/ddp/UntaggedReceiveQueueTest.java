@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Untagged Data Sink rules for an in-order receiver (RFC 5041 §5.1–§5.4, §7.2; spec/ddp.md §4). */
+/** Untagged Data Sink rules for an in-order receiver (RFC 5041 §5.1–§5.4, §7.2). */
 class UntaggedReceiveQueueTest {
     static final int GUARD = 0xEE;
     /** Posted region: octets [16, 48) of a 64-octet target. */

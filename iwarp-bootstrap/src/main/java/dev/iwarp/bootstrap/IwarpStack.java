@@ -56,7 +56,7 @@ public final class IwarpStack implements AutoCloseable {
      * {@code writev}; at 1 MiB the 16 Read Responses of an ORD-16 peer went out in one burst and the two
      * ends took turns instead of overlapping (Read 64 KiB at 0.4-0.5 x raw Netty). Against 256 / 512 KiB,
      * 384 / 768 KiB took Read 64 KiB from a median of 0.75 x to 1.03 x without CRC (0.54 x to 0.65 x with
-     * it), Writes unchanged (interleaved runs, issue 13).
+     * it), Writes unchanged (interleaved runs).
      */
     public static final WriteBufferWaterMark DEFAULT_WRITE_BUFFER_WATER_MARK =
             new WriteBufferWaterMark(384 * 1024, 768 * 1024);

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The Send with Invalidate attack of issue 14 over real TCP between two {@link IwarpStack}s: a client
+ * The Send with Invalidate attack (a peer invalidating an STag it was never given, RFC 5040 §8) over real TCP between two {@link IwarpStack}s: a client
  * names an STag it was given (a shared target) or one of another session, and must get RFC 5040's
  * Terminate "STag cannot be invalidated" while the region stays valid for everyone else.
  */

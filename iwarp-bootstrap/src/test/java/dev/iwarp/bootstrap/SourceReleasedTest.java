@@ -123,7 +123,7 @@ class SourceReleasedTest {
      * A sender that posts its next small Write from each completion: the Writes complete as they are
      * copied, and the loop goes on writing while the channel is writable, so flushes reach the socket in
      * batches up to the high-water mark (EmbeddedChannel's 64 KiB, about 700 of these FPDUs), not once per
-     * Write (issue 13). Every Write arrives, in order, and completes in order, and never inside the
+     * Write. Every Write arrives, in order, and completes in order, and never inside the
      * postSend that started it.
      */
     @Test

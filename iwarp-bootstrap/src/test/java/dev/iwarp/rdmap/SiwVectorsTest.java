@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The byte-exact FPDUs of siw-interop.md §9 and §5: we build each through DdpCodec and MpaFramer
+ * The byte-exact FPDUs Linux siw builds (siw_qp_tx.c; its Terminate, siw_qp.c): we build each through DdpCodec and MpaFramer
  * and must produce the same octets (CRC included), and we decode siw's octets to the same fields.
  */
 class SiwVectorsTest {
@@ -111,7 +111,7 @@ class SiwVectorsTest {
         }
     }
 
-    /** siw-interop.md §5: siw's CRC-error Terminate, control word in siw's little-endian bit order. */
+    /** siw_qp.c: siw's CRC-error Terminate, control word in siw's little-endian bit order. */
     @Test
     void siwCrcErrorTerminate() {
         byte[] fpdu = Hex.parse("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 02 02 00 00 00 00 00 00");

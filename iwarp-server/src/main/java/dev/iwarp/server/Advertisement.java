@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * rping's 16-octet buffer advertisement, all big-endian (siw-interop.md §7.2): 8-octet TO, 4-octet
+ * rping's 16-octet buffer advertisement, all big-endian (rdma-core's rping.c): 8-octet TO, 4-octet
  * STag, 4-octet size. Over VI/TCP the same octets carry the 8-octet virtual address and the 4-octet
  * memory handle. The same layout is used for the target region in {@code serve}'s MPA Reply Private
  * Data and in its VI/TCP ConnectAccept's Calling Discriminator.

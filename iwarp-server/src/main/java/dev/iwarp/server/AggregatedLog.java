@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Repeated failures as one line per cause per window (issue 14: logs that cannot be flooded): the first occurrence of
+ * Repeated failures as one line per cause per window (a peer cannot flood the log): the first occurrence of
  * a cause is logged at once; the others within the window are only counted, and one line with the count and the
  * last source follows when the window is over ({@link #flush}, or the next occurrence after it). Thread-safe.
  */

@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The MPA Initiator options shared by the client subcommands ({@code ping}, {@code probe},
  * {@code sendrecv}). Defaults are what rping sends through siw: Rev 2, IRD 1, ORD 1, no CRC, no
- * markers, no peer-to-peer (siw-interop.md §7.1).
+ * markers, no peer-to-peer (rdma-core's rping.c).
  */
 final class ClientMpaOptions {
     @Option(names = "--crc", description = "Ask for CRC: MPA C=1, or over VI/TCP the CRC option.")

@@ -18,7 +18,7 @@ import java.util.Arrays;
 import java.util.concurrent.Callable;
 
 /**
- * {@code ping HOST[:PORT]} or {@code ping -a HOST -p PORT}: an rping client (siw-interop.md §7) against
+ * {@code ping HOST[:PORT]} or {@code ping -a HOST -p PORT}: an rping client (rdma-core's rping.c) against
  * {@code serve} or {@code rping -s}, or over VI/TCP against {@code serve --wire vitcp}. Its {@code -v} and
  * {@code -V} are rping's: display the ping data, validate it.
  */

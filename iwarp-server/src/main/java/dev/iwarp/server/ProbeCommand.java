@@ -49,7 +49,7 @@ final class ProbeCommand implements Callable<Integer> {
     static final int EXIT_NO_REACTION = 1;
     static final int EXIT_OTHER_ERROR = 3;
 
-    /** An STag no peer has advertised to us; its key octet is 0 like a fresh siw STag (siw-interop.md §3.4). */
+    /** An STag no peer has advertised to us; its key octet is 0 like a fresh siw STag (siw_mem.c). */
     static final int UNADVERTISED_STAG = 0x00dead00;
 
     /** The violations, each with the error the RFCs name for it. */

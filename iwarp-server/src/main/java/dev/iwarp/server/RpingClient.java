@@ -19,13 +19,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An rping client (siw-interop.md §7.3) on either wire: per ping, Send the advertisement of start_buf (the server
+ * An rping client (rdma-core's rping.c) on either wire: per ping, Send the advertisement of start_buf (the server
  * RDMA Reads it), wait for the 16-octet "go ahead", Send the advertisement of rdma_buf (the server RDMA Writes
  * it), wait for the "go ahead", and optionally compare the two. Over iWARP it talks to {@code serve} and to stock
  * {@code rping -s}; over VI/TCP to {@code serve --wire vitcp}. Not thread-safe.
  */
 public final class RpingClient implements AutoCloseable {
-    /** rping's limits on -S (siw-interop.md §7.1). */
+    /** rping's limits on -S (rdma-core's rping.c). */
     public static final int MIN_SIZE = 26;
     public static final int MAX_SIZE = 65535;
 
@@ -73,7 +73,7 @@ public final class RpingClient implements AutoCloseable {
 
     /**
      * Connects over {@code wire} (IRD/ORD or RDMA Read Window 1 like rping), with the one 16-octet receive posted
-     * before the connection request (siw-interop.md §7.1).
+     * before the connection request (rdma-core's rping.c).
      */
     public static RpingClient connect(ClientWire wire, InetSocketAddress server, boolean crc, int size,
                                       long timeoutMs) throws IOException {
@@ -94,7 +94,7 @@ public final class RpingClient implements AutoCloseable {
         return connect(IwarpWire.client(stack, mpa), (InetSocketAddress) server, mpa.crc(), size, timeoutMs);
     }
 
-    /** rping's MPA settings: Rev 2, IRD 1, ORD 1, no CRC (siw-interop.md §7.1, §1). */
+    /** rping's MPA settings: Rev 2, IRD 1, ORD 1, no CRC (rdma-core's rping.c, siw's siw.h constants). */
     public static MpaSettings rpingSettings(boolean crc) {
         return MpaSettings.builder().revision(2).crc(crc).ird(1).ord(1).build();
     }
@@ -105,7 +105,7 @@ public final class RpingClient implements AutoCloseable {
 
     /**
      * The ping data rping puts in start_buf for ping {@code n} starting at character {@code first}:
-     * "rdma-ping-n: " then 'first', 'first'+1, ... cycling 'A'..'z', last octet 0 (siw-interop.md §7.3).
+     * "rdma-ping-n: " then 'first', 'first'+1, ... cycling 'A'..'z', last octet 0 (rdma-core's rping.c).
      */
     public static byte[] pingData(int n, int first, int size) {
         byte[] b = new byte[size];
@@ -151,7 +151,7 @@ public final class RpingClient implements AutoCloseable {
         BlockingCompletions.Done c = completions.take(true, timeoutMs,
                 "the server's Send after the " + what + " advertisement");
         if (c.byteLength() != Advertisement.LENGTH) {
-            // rping rejects any Send whose length is not 16 (siw-interop.md §7.1)
+            // rping rejects any Send whose length is not 16 (rdma-core's rping.c)
             throw new IOException("server sent " + c.byteLength() + " octets; rping expects 16");
         }
         conn.postRecv(WR_RECV, recv, 0, Advertisement.LENGTH);

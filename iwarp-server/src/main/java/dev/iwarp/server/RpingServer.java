@@ -24,14 +24,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code serve}: every connection of a {@link ServerWire} (MPA Responder, or VI/TCP passive end) is an rping
- * echo/target session ({@link RpingSession}, siw-interop.md §7). With a target size it also advertises a target
+ * echo/target session ({@link RpingSession}, rdma-core's rping.c). With a target size it also advertises a target
  * region (REMOTE_READ and REMOTE_WRITE) as a 16-octet {@link Advertisement} (8-octet TO or virtual address, 4-octet
  * STag or memory handle, 4-octet length, big-endian): in every MPA Reply's Private Data (rping ignores it), as
  * the Calling Discriminator of every VI/TCP ConnectAccept, or over IFT (no private data) as the first Send.
  *
- * <p>Isolation (issue 14): each connection has its own protection domain, session buffers and target region, zeroed,
+ * <p>Isolation: each connection has its own protection domain, session buffers and target region, zeroed,
  * registered when the connection is accepted and released when it closes, so no client reaches another's memory.
- * Over iWARP they are registered on demand (issue 13): memory only from first use (the target: until the connection
+ * Over iWARP they are registered on demand: memory only from first use (the target: until the connection
  * closes; the session buffers: for one exchange), so an idle connection holds none.
  * Only {@link ServerConfig#sharedTarget()} puts every connection in one PD with one target region that any client may
  * read and overwrite.

@@ -15,7 +15,7 @@ import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server side of one rping connection (siw-interop.md §7.3), on either wire: one receive posted at all times;
+ * The server side of one rping connection (rdma-core's rping.c), on either wire: one receive posted at all times;
  * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised buffer into the
  * session buffer and an RDMA Write of the session buffer to it, each followed by a 16-octet zero "go ahead" Send;
  * a Send of any other length is echoed back. A {@link BenchHello} request from {@code bench --op send} gets up to
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RpingSession implements WireCompletionListener {
     private static final Logger LOG = LoggerFactory.getLogger(RpingSession.class);
 
-    /** Session buffer size: rping's largest -S is 65535 (siw-interop.md §7.1). */
+    /** Session buffer size: rping's largest -S is 65535 (rdma-core's rping.c). */
     public static final int BUFFER_SIZE = 64 * 1024;
 
     private static final long WR_RECV = 1;
@@ -56,7 +56,7 @@ public final class RpingSession implements WireCompletionListener {
     private final ByteBuf goAheadMemory;
     /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
     private final WireRegion recv;
-    /** rping's rdma_buf: RDMA Read sink and RDMA Write source (siw-interop.md §7.3). */
+    /** rping's rdma_buf: RDMA Read sink and RDMA Write source (rdma-core's rping.c). */
     private final WireRegion rdma;
     private final WireRegion goAhead;
     private final WireDomain domain;
@@ -97,7 +97,7 @@ public final class RpingSession implements WireCompletionListener {
         this.domain = domain;
         this.alloc = alloc;
         goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
-        goAheadMemory.setZero(0, Advertisement.LENGTH); // siw-interop.md §7.3: 16 zero octets
+        goAheadMemory.setZero(0, Advertisement.LENGTH); // rdma-core's rping.c: 16 zero octets
         recv = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
         rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
         goAhead = domain.register(goAheadMemory);
@@ -155,7 +155,7 @@ public final class RpingSession implements WireCompletionListener {
             return;
         }
         ByteBuf m = recv.memory();
-        long address = m.getLong(0); // siw-interop.md §7.2; VI: virtual address, memory handle
+        long address = m.getLong(0); // rdma-core's rping.c; VI: virtual address, memory handle
         int handle = m.getInt(8);
         long size = m.getUnsignedInt(12);
         // the advertisement is read. Its memory stays for the next one (no 64 KiB allocated and zeroed per 16-octet
@@ -239,7 +239,7 @@ public final class RpingSession implements WireCompletionListener {
             // zeroed per advertisement) until the connection closes
             writes.incrementAndGet();
             bytesWritten.addAndGet(byteLength);
-            goAhead(); // siw-interop.md §7.3: posted after the Write's local completion
+            goAhead(); // rdma-core's rping.c: posted after the Write's local completion
         } else if (wr == WR_COST_ANSWER) {
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else if (wr == WR_ECHO) {
@@ -270,7 +270,7 @@ public final class RpingSession implements WireCompletionListener {
         }
     }
 
-    /** Closes the TCP connection (FIN, like siw's socket release, siw-interop.md §5). */
+    /** Closes the TCP connection (FIN, like siw's socket release, siw_qp.c). */
     public void close() {
         closed = true;
         WireConnection c = conn;

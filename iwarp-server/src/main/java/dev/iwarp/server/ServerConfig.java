@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
  *
  * @param address          local address to bind
  * @param port             TCP port (0: ephemeral)
- * @param crc              force CRC (Reply C=1); otherwise the Reply echoes the Request's C bit (siw-interop.md §2.2)
- * @param markers          ask the peer for markers (siw refuses: siw-interop.md §2.4)
+ * @param crc              force CRC (Reply C=1); otherwise the Reply echoes the Request's C bit (siw_cm.c)
+ * @param markers          ask the peer for markers (siw refuses: siw_cm.c)
  * @param mpaRevision      highest MPA revision accepted (1 or 2)
  * @param ird              IRD offered
  * @param ord              ORD offered
@@ -36,7 +36,7 @@ public record ServerConfig(String address, int port, boolean crc, boolean marker
     public static final int DEFAULT_IFT_PORT = 7176;
 
     /**
-     * Default {@code --max-connections}: issue 13's 10,000 idle connections with room to spare. An idle session over
+     * Default {@code --max-connections}: 10,000 idle connections (the scale goal) with room to spare. An idle session over
      * iWARP holds no buffer memory (regions on demand): 10-14 KiB of RSS in all at 10,000.
      */
     public static final int DEFAULT_MAX_CONNECTIONS = 16_384;

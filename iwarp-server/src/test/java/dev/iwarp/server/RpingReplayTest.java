@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Replays what siw's rping client sent in {@code rping.pcap} (siw-interop.md §7.3, rping.txt) into
+ * Replays what siw's rping client sent in {@code rping.pcap} (rdma-core's rping.c, rping.txt) into
  * an in-memory {@code serve} session and checks every octet it answers against what siw's rping
  * server answered. Only the Read Request's sink STag/TO differ (they name our memory), so the
  * replayed Read Responses are re-addressed to the sink our Read Request named.
@@ -155,7 +155,7 @@ class RpingReplayTest {
         }
     }
 
-    /** CRC32C over the FPDU up to its CRC field, stored little-endian (RFC 5044 §4.4, crc.md). */
+    /** CRC32C over the FPDU up to its CRC field, stored little-endian (RFC 5044 §4.4). */
     private static void setCrc(byte[] fpdu) {
         CRC32C c = new CRC32C();
         c.update(fpdu, 0, fpdu.length - 4);

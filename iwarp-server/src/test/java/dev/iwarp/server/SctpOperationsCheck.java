@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole RDMA operation set over real kernel SCTP (issue 11), run by {@code interop/sctp-guest.sh} in the
+ * The whole RDMA operation set over real kernel SCTP, run by {@code interop/sctp-guest.sh} in the
  * sctp-vm guest, where this machine's kernel has no SCTP: two {@link IwarpStack}s over guest loopback with the
  * native Adaptation Layer Indication; RDMA Write, RDMA Read and Send at 0, 1, MULPDU-1, MULPDU, MULPDU+1,
  * 1 MiB and 16 MiB, every octet compared; Send with Solicited Event and with Invalidate, immediate data,

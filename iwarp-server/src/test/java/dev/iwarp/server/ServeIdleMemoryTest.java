@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 13: an idle {@code serve} session holds no buffer memory. Its target region gets memory at the first Write
+ * Scale: an idle {@code serve} session holds no buffer memory. Its target region gets memory at the first Write
  * or Read and keeps it until the connection closes; its session buffers only for one exchange.
  */
 class ServeIdleMemoryTest {

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code serve} isolates its clients (issue 14): each connection has its own protection domain and target region,
+ * {@code serve} isolates its clients: each connection has its own protection domain and target region,
  * so one client's RDMA Write or Read naming another client's advertised region is refused exactly like an unknown
  * STag, and nothing of the other's changes; only {@code --shared-target} puts everyone on one region.
  */

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Slot exhaustion under each of {@code serve}'s limits (issue 14): connections held in startup, connections from one
+ * Slot exhaustion under each of {@code serve}'s limits: connections held in startup, connections from one
  * address, a message never finished, and a trickle of one octet per interval that must not count as activity.
  */
 class ServeLimitsTest {

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Logs cannot be used as a weapon (issue 14): a client that queues 16 x 1 MiB Read Responses and resets the
+ * Logs cannot be used as a weapon: a client that queues 16 x 1 MiB Read Responses and resets the
  * connection produced ~1,190 INFO lines; it must cost one line per connection event.
  */
 class ServeLogFloodTest {

@@ -32,7 +32,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The traffic of the wire check ({@code interop/wire-check.sh}, issue #5 item 5): through the real
+ * The traffic of the wire check ({@code interop/wire-check.sh}): through the real
  * stack ({@link IwarpStack} connect and listen over TCP on 127.0.0.1), one connection per MPA variant,
  * each carrying every RDMAP message our stack sends: RDMA Write (one and three segments), RDMA Read
  * Request and Read Response, the four Sends (and a three-segment Send), RFC 7306 Immediate Data (with and
@@ -271,7 +271,7 @@ public final class WireTraffic {
         }
 
         /**
-         * Adds each FPDU's markers (RFC 5044 §4.3, mpa.md §3.3): with markers on in that direction, one
+         * Adds each FPDU's markers (RFC 5044 §4.3): with markers on in that direction, one
          * at every 512th octet of the stream after the sender's startup frame, each holding FPDUPTR, the
          * distance back to its FPDU's first octet (0 for a marker that starts an FPDU; a marker due
          * right after the PAD belongs to the FPDU before its CRC). "none" when the FPDU holds none.
@@ -408,7 +408,7 @@ public final class WireTraffic {
                 x.startup(false, v.markersToServer(), v.crc(), replyPd, IRD, ORD, v.rtr() != null,
                         v.rtr() == null ? new RtrType[0] : new RtrType[]{v.rtr()});
 
-                // ---- RFC 6581 §4 RTR: the Initiator's first FPDU (siw-interop.md §6 for the STag/TO values)
+                // ---- RFC 6581 §4 RTR: the Initiator's first FPDU (siw_cm.c for the STag/TO values)
                 if (v.rtr() == RtrType.WRITE) {
                     x.tagged(true, RDMA_WRITE, 1, 0, 0, mulpduC2s);
                 } else if (v.rtr() == RtrType.READ) {

@@ -8,10 +8,10 @@ import java.util.zip.CRC32C;
 /**
  * Feeds {@link ByteBuf} regions to {@link java.util.zip.CRC32C} (the JIT intrinsic) without copying
  * and, for heap and plain pooled buffers, without allocating. The MPA CRC field carries the value
- * little-endian on the wire (crc.md §1.2): write it with {@code writeIntLE}.
+ * little-endian on the wire (RFC 5044 §4.4): write it with {@code writeIntLE}.
  */
 public final class Crc32c {
-    /** CRC32C over covered octets followed by their own correct CRC (little-endian) yields this (crc.md §1.1). */
+    /** CRC32C over covered octets followed by their own correct CRC (little-endian) yields this (RFC 3720 §B.4). */
     public static final int RESIDUE = 0x48674BC7;
 
     private Crc32c() {

@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  * buffers without building a NIO view per call: it keeps one view over the whole memory of the
  * buffer a region lies in (the root of a slice, e.g. a registered region or a receive buffer) and
  * only moves that view's position and limit while later regions lie in the same memory. A slice of
- * a direct buffer otherwise costs a fresh {@code ByteBuffer} (64-128 B) for every FPDU (issue 13).
+ * a direct buffer otherwise costs a fresh {@code ByteBuffer} (64-128 B) for every FPDU.
  *
  * <p>The view is chosen by address range alone: a region is read through it only when
  * {@code [memoryAddress + index, + length)} lies inside the view's range, and the caller holds the
@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  *
  * <p>A buffer of Netty's adaptive allocator (the default receive buffer) reports no parent through
  * {@code unwrap()}, and builds its own NIO view once per allocation: as a receive buffer that is one
- * view per socket read, 40 % of the octets a CRC-checked 64 KiB message allocated (issue 13). The
+ * view per socket read, 40 % of the octets a CRC-checked 64 KiB message allocated. The
  * feed therefore reads the buffer's chunk (its {@code rootParent}, the memory all its receive buffers
  * are cut from) where the JVM lets it, and keeps one view over that chunk; where it cannot, it
  * views the buffer itself as before.

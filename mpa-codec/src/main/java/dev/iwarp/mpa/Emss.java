@@ -74,7 +74,7 @@ final class Emss {
 
     /** Kept in its own class so the epoll types are only linked when present. */
     private static final class EpollMss {
-        /** TCP_INFO is read into one object per event loop thread (issue 13: not a new one per query). */
+        /** TCP_INFO is read into one object per event loop thread (not a new one per query). */
         private static final FastThreadLocal<io.netty.channel.epoll.EpollTcpInfo> INFO = new FastThreadLocal<>() {
             @Override
             protected io.netty.channel.epoll.EpollTcpInfo initialValue() {

@@ -14,7 +14,7 @@ import java.util.Arrays;
  * The cumulation {@link FpduCumulator} keeps while an FPDU straddles socket reads: a read-only buffer
  * over the readable octets of the reads themselves (its parts), in order, never copied. Netty's
  * {@code CompositeByteBuf} does the same, but allocates a component object per read, and a composite
- * with its array per straddle: most of what a 64 KiB Write still allocated per message (issue 13).
+ * with its array per straddle: most of what a 64 KiB Write still allocated per message.
  * Its framer keeps this one and reuses it once released: nothing is allocated per read after its
  * arrays grew to the number of reads an FPDU spans.
  *

@@ -14,7 +14,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * two as Netty's merge cumulator does, so a peer sending an octet at a time costs amortised constant
  * work per octet and holds no receive buffer per octet. Netty's default merge cumulator copied each
  * octet of a 64 KiB FPDU that arrived in pieces once into the cumulation and again each time the
- * cumulation grew: profiled at three times the copying placement itself does (issue 13).
+ * cumulation grew: profiled at three times the copying placement itself does.
  *
  * <p>Takes ownership of {@code in} and of {@code cumulation}, as every {@link ByteToMessageDecoder.Cumulator}.
  * One per framer (it keeps the framer's cumulation buffer); confined to its event loop.
@@ -66,7 +66,7 @@ final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
     /**
      * Appends {@code src}'s readable octets to {@code dst} through the source's getBytes: between buffers
      * with memory addresses a plain memory copy, where {@code dst.writeBytes(src)} builds an NIO view of
-     * each buffer per copy on the adaptive allocator (issue 13: one per short read).
+     * each buffer per copy on the adaptive allocator (one per short read).
      */
     private static ByteBuf copy(ByteBuf src, ByteBuf dst) {
         int n = src.readableBytes();

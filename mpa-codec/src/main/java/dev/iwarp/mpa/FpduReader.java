@@ -121,7 +121,7 @@ final class FpduReader {
 
     /**
      * Checks the FPDU at the reader index of {@code in} and passes its ULPDU up as {@code in} itself, the
-     * indices set to the ULPDU and restored past the FPDU afterwards (no ULPDU object, issue 13).
+     * indices set to the ULPDU and restored past the FPDU afterwards (no ULPDU object).
      */
     private void lendFpdu(ChannelHandlerContext ctx, ByteBuf in) {
         int start = in.readerIndex();

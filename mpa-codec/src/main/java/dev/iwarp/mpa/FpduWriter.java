@@ -224,7 +224,7 @@ final class FpduWriter {
     /**
      * An FPDU with a payload of at most {@link #SMALL_PAYLOAD} octets goes out as one buffer: the
      * payload is copied behind its header. Three outbound entries (header, payload, pad and CRC) cost the
-     * sender more than copying a small payload does (issue 13: at 1 KiB, removing entries from the outbound
+     * sender more than copying a small payload does (at 1 KiB, removing entries from the outbound
      * buffer was the largest item of the sending loop's profile). Releases {@code payload}.
      */
     private void writeSmallFpdu(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, ChannelPromise promise) {
@@ -254,7 +254,7 @@ final class FpduWriter {
             crcValue = (int) txCrc.getValue();
         }
         ByteBuf fpdu = ctx.alloc().buffer(wire).writeBytes(b, 0, end);
-        fpdu.writeIntLE(crcValue); // crc.md §1.2: little-endian; 0 when unused
+        fpdu.writeIntLE(crcValue); // RFC 5044 §4.4: little-endian; 0 when unused
         int fpduStart = txPos;
         txPos += wire;
         trace(ctx, fpduStart, length);
@@ -287,7 +287,7 @@ final class FpduWriter {
             txCrc.update(scratch, 0, n);
         }
         return alloc.buffer(n + CRC_LENGTH).writeBytes(scratch, 0, n)
-                .writeIntLE(crc ? (int) txCrc.getValue() : 0); // crc.md §1.2: little-endian; 0 when unused
+                .writeIntLE(crc ? (int) txCrc.getValue() : 0); // RFC 5044 §4.4: little-endian; 0 when unused
     }
 
     /** The FPDU that started at stream offset {@code fpduStart} and ends at {@code txPos}. */
@@ -301,7 +301,7 @@ final class FpduWriter {
     /**
      * A composite ULPDU (as DDP hands over: header and payload) is CRC'd and written piece by piece:
      * writev then takes each piece's memory directly, where a composite needs NIO views built for
-     * every write (issue 13). Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
+     * every write. Small pieces are CRC'd from the scratch array. Releases {@code ulpdu}.
      */
     private void writePieces(ChannelHandlerContext ctx, CompositeByteBuf ulpdu) {
         int at = ulpdu.readerIndex();

@@ -58,7 +58,7 @@ public class MpaFramer extends MpaDuplexDecoder {
     static final int EMSS_CHECK_INTERVAL = 64;
     /**
      * Nanoseconds between two readings of the EMSS, at the fewest: each is a {@code getsockopt} (3 % of the
-     * sending loop's samples at 2 million 1 KiB Writes a second, issue 13, when it ran every 64 calls).
+     * sending loop's samples at 2 million 1 KiB Writes a second, when it ran every 64 calls).
      */
     static final long EMSS_CHECK_NANOS = 5_000_000;
 
@@ -143,7 +143,7 @@ public class MpaFramer extends MpaDuplexDecoder {
     /**
      * From now on each ULPDU passes up as the received buffer itself, its indices set to the ULPDU and
      * retained for the {@code channelRead} that carries it; its indices move on afterwards. No ULPDU
-     * object per FPDU (issue 13). For a handler above that reads each ULPDU within that call, keeps no
+     * object per FPDU. For a handler above that reads each ULPDU within that call, keeps no
      * reference to the buffer itself and releases it once (a retained slice of it stays valid).
      * Without inbound markers only (where a marker splits a ULPDU it is a view of its pieces);
      * returns whether ULPDUs are lent. Call on the event loop.

@@ -47,7 +47,7 @@ final class MpaNegotiation {
      * Responder: the Reply to an acceptable Request (RFC 5044 §7.1.2 rule 2; RFC 6581 §3-§4 for the
      * IRD/ORD words). {@code ird}/{@code ord} are the Responder ULP's values (normally the settings').
      * C is echoed when the Initiator set it: CRC is on either way (RFC 5044 §7.1.1), and an Initiator
-     * that requires CRC (siw built with mpa_crc_required) refuses a C=0 Reply (siw-interop.md §2.1).
+     * that requires CRC (siw built with mpa_crc_required) refuses a C=0 Reply (siw_cm.c).
      */
     static MpaStartupFrame reply(MpaStartupFrame request, MpaSettings s, boolean reject, byte[] privateData,
                                  int ird, int ord) {

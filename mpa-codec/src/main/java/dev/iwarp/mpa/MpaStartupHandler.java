@@ -208,7 +208,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
     }
 
     /**
-     * Responder: a Request with M=1 while markers are not accepted. Answered as siw answers it (siw-interop.md §2.2,
+     * Responder: a Request with M=1 while markers are not accepted. Answered as siw answers it (siw_cm.c,
      * protocol-based reject): the Request's header with the Reply key, R=1, M=0, C and Rev echoed, zero IRD/ORD words
      * if enhanced, no ULP data; then the connection is closed.
      */

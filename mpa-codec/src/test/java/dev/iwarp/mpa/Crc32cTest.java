@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** CRC32C known answers: RFC 3720 Appendix B.4 (crc.md §1.3), octets as they appear on the wire. */
+/** CRC32C known answers: RFC 3720 Appendix B.4, octets as they appear on the wire. */
 class Crc32cTest {
 
     private static byte[] wire(ByteBuf holder) {

@@ -30,12 +30,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * ULPDUs lent as the received buffer itself ({@link MpaFramer#lendUlpdus()}, issue 13): the same octets
+ * ULPDUs lent as the received buffer itself ({@link MpaFramer#lendUlpdus()}): the same octets
  * as the slices they replace, at every split of the input, no object of their own, CRC still checked
  * before anything passes up, and refused where markers would split a ULPDU.
  */
 class MpaFramerLendTest {
-    // spec/siw-interop.md §9: FPDUs as siw builds them, CRC on, no markers
+    // siw_qp_tx.c: FPDUs as siw builds them, CRC on, no markers
     static final byte[] SEND_FPDU = concat(SIW_SEND, Hex.parse("da f3 85 ef"));
     static final byte[] SEND_ULPDU = Arrays.copyOfRange(SIW_SEND, 2, SIW_SEND.length);
     static final byte[] READ_FPDU = concat(SIW_READ_REQUEST, Hex.parse("81 35 1c e8"));

@@ -121,7 +121,7 @@ class MpaFramerPiecesTest {
     /**
      * A payload of at most {@link FpduWriter#SMALL_PAYLOAD} octets leaves as one buffer (header, payload, pad
      * and CRC), the payload released once copied; a larger one leaves as header, payload and trailer, the
-     * payload's memory itself handed on (issue 13). The octets are checked above.
+     * payload's memory itself handed on. The octets are checked above.
      */
     @ParameterizedTest
     @CsvSource({"true, 0, 1", "true, 64, 1", "false, 1024, 1", "true, 1024, 1", "true, 1025, 3", "false, 4096, 3"})

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link MpaFramer} against the spec's known answers (draft Figures 5 and 6, their RFC 5044
- * versions, the siw FPDUs of spec/siw-interop.md §9), an independent reference sender, and hostile
+ * versions, the siw FPDUs of siw_qp_tx.c), an independent reference sender, and hostile
  * input. Every decoded vector is also fed split at every byte boundary and in 1-byte pieces.
  */
 class MpaFramerTest {
@@ -108,7 +108,7 @@ class MpaFramerTest {
 
     @Test
     void rfc5044VersionsOfFigures5And6() {
-        // spec/mpa.md §12.3: control octets 41 43 (DDP DV=1, RDMAP RV=1) change the CRCs
+        // RFC 5044's figures: control octets 41 43 (DDP DV=1, RDMAP RV=1) change the CRCs
         byte[] u5 = withControl(FIG5_ULPDU, 0, "41 43");
         byte[] f5 = withControl(withControl(FIG5_FPDU, 6, "41 43"), 48, "52 23 99 83");
         assertArrayEquals(f5, encode(framer(true, true, false), u5));
@@ -121,7 +121,7 @@ class MpaFramerTest {
         assertArrayEquals(f6, Arrays.copyOfRange(stream, 0x1EC, stream.length));
     }
 
-    // spec/siw-interop.md §9: byte-exact FPDUs as siw builds them (no markers)
+    // siw_qp_tx.c: byte-exact FPDUs as siw builds them (no markers)
     static final byte[] SIW_SEND = Hex.parse("00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
             + "00 00 55 d5 c0 a0 b2 a0 00 12 ab 00 00 00 00 40");
     static final byte[] SIW_READ_REQUEST = Hex.parse("00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00"
@@ -247,7 +247,7 @@ class MpaFramerTest {
 
     @Test
     void wireLengthAndMulpduFormulas() {
-        // spec/mpa.md §5 examples
+        // RFC 5044 §4.5 (MULPDU) examples
         assertEquals(1454, MpaFramer.mulpdu(1460, false));
         assertEquals(1442, MpaFramer.mulpdu(1460, true));
         assertEquals(1442, MpaFramer.mulpdu(1448, false));
@@ -346,7 +346,7 @@ class MpaFramerTest {
 
     @Test
     void zeroLengthUlpduIsFramedAndDelivered() {
-        // MPA frames it; the DDP layer above rejects a ULPDU shorter than its header (spec/mpa.md §2)
+        // MPA frames it; the DDP layer above rejects a ULPDU shorter than its header (RFC 5044 §4.1)
         byte[] fpdu = encodeNoMarkers(new byte[0], true);
         assertEquals(8, fpdu.length);
         assertArrayEquals(Hex.parse("00 00 00 00"), Arrays.copyOf(fpdu, 4));
@@ -356,7 +356,7 @@ class MpaFramerTest {
 
     @Test
     void ulpduLength65535IsAcceptedByDefaultAndRefusedAboveAConfiguredMaximum() {
-        // siw sends ULPDUs above 64768 on loopback (spec/siw-interop.md §3.1)
+        // siw sends ULPDUs above 64768 on loopback (siw_qp_tx.c)
         byte[] ulpdu = randomBytes(new Random(1), 65535);
         MpaTestUtil.ReferenceSender r = new MpaTestUtil.ReferenceSender(false, true);
         r.emit(ulpdu);

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A Request with M=1 asks us to mark every FPDU we send, which costs us far more than it costs the peer. By default
- * the Responder refuses it as siw does (siw-interop.md §2.2, §2.4): the Request's header back with the Reply key,
+ * the Responder refuses it as siw does (siw_cm.c): the Request's header back with the Reply key,
  * R=1, M=0, C and Rev echoed, zero IRD/ORD words when enhanced, no ULP data; then the connection closes.
  */
 class MpaMarkerRefusalTest {

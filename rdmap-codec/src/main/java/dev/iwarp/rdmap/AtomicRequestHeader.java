@@ -3,14 +3,14 @@ package dev.iwarp.rdmap;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The Atomic Request header (RFC 7306; rdmap.md §12.2), the whole payload of an Atomic Request
+ * The Atomic Request header (RFC 7306), the whole payload of an Atomic Request
  * (untagged, QN 1):
  * <pre>
  *  | Reserved (28) | AtomOp (4) | Request Identifier (32) | Remote STag (32) | Remote TO (64)
  *  | Add or Swap Data (64) | Add or Swap Mask (64) | Compare Data (64) | Compare Mask (64)
  * </pre>
  * The AtomOp is kept as received, reserved values included ({@link #operation()} is then
- * {@code null}): judging it is the engine's job (rdmap.md §12.4). The 28 reserved bits are sent 0
+ * {@code null}): judging it is the engine's job (RFC 7306). The 28 reserved bits are sent 0
  * and ignored.
  *
  * @param atomOp        AtomOp, 0..15 (see {@link AtomicOp#value()})

@@ -3,7 +3,7 @@ package dev.iwarp.rdmap;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The Atomic Response header (RFC 7306; rdmap.md §12.3), the whole payload of an Atomic Response
+ * The Atomic Response header (RFC 7306), the whole payload of an Atomic Response
  * (untagged, QN 3).
  *
  * @param requestId     Original Request Identifier of the Atomic Request answered

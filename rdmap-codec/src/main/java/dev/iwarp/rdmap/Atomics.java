@@ -1,7 +1,7 @@
 package dev.iwarp.rdmap;
 
 /**
- * The arithmetic of the RFC 7306 atomic operations (rdmap.md §12.2) on one 64-bit value. Each
+ * The arithmetic of the RFC 7306 atomic operations on one 64-bit value. Each
  * returns the value the responder writes; the Atomic Response carries the original.
  */
 public final class Atomics {

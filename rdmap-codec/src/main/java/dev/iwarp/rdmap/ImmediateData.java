@@ -3,7 +3,7 @@ package dev.iwarp.rdmap;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The payload of Immediate Data and Immediate Data with SE (RFC 7306; rdmap.md §12.1): 8 octets,
+ * The payload of Immediate Data and Immediate Data with SE (RFC 7306): 8 octets,
  * opaque to RDMAP.
  *
  * @param value the 64 bits, big-endian on the wire

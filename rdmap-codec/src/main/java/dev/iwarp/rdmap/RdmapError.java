@@ -1,13 +1,13 @@
 package dev.iwarp.rdmap;
 
 /**
- * RDMAP errors (RFC 5040 §4.7 and the IANA "RDMAP Errors" registry, rdmap.md §8): Terminate
+ * RDMAP errors (RFC 5040 §4.7 and the IANA "RDMAP Errors" registry): Terminate
  * Layer 0, the EType and Error Code of each.
  */
 public enum RdmapError {
     /**
      * Local catastrophic error. The registry accepts any code under EType 0; we send 0xFF, as
-     * Linux siw does (siw-interop.md §5).
+     * Linux siw does (siw_qp.c).
      */
     LOCAL_CATASTROPHIC(0x0, 0xFF, "local catastrophic error"),
     INVALID_STAG(0x1, 0x00, "invalid STag"),

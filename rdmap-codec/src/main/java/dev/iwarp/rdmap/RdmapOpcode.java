@@ -2,7 +2,7 @@ package dev.iwarp.rdmap;
 
 /**
  * RDMAP message types: the OpCode of the RDMAP control octet (RFC 5040 §4.2 table; 0x8-0xB from
- * RFC 7306, rdmap.md §3). Each names its DDP buffer model, the untagged queue it travels on and the
+ * RFC 7306). Each names its DDP buffer model, the untagged queue it travels on and the
  * properties the engine dispatches on.
  */
 public enum RdmapOpcode {
@@ -19,7 +19,7 @@ public enum RdmapOpcode {
     ATOMIC_REQUEST(0xA, "Atomic Request", false, Queues.READ_REQUEST, false, false, true),
     ATOMIC_RESPONSE(0xB, "Atomic Response", false, Queues.ATOMIC_RESPONSE, false, false, true);
 
-    /** The untagged queues RDMAP uses (RFC 5040 §5, RFC 7306; rdmap.md §3, ddp.md §5). */
+    /** The untagged queues RDMAP uses (RFC 5040 §4.2, §5; RFC 7306). */
     public static final class Queues {
         /** QN 0: Send variants and Immediate Data, into posted receive buffers. */
         public static final int SEND = 0;
@@ -70,7 +70,7 @@ public enum RdmapOpcode {
         return tagged;
     }
 
-    /** The untagged queue (QN) of the message (rdmap.md §3, ddp.md §5), or -1 for tagged messages. */
+    /** The untagged queue (QN) of the message (RFC 5040 §4.2, §5), or -1 for tagged messages. */
     public int queueNumber() {
         return queueNumber;
     }

@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * The DDP segments of each RDMAP message type (RFC 5040 §4, RFC 7306; rdmap.md §3): the right
+ * The DDP segments of each RDMAP message type (RFC 5040 §4, RFC 7306): the right
  * control octet, buffer model, QN and RDMAP header payload; plus a one-line trace of any segment.
  *
  * <p>Buffers: a method taking a {@code payload} hands its reference to the returned segment; a

@@ -4,7 +4,7 @@ import dev.iwarp.ddp.DdpError;
 
 /**
  * What a Terminate reports (RFC 5040 §4.7): the layer that detected the error, its error type
- * (EType) and error code. Values of all three registries (rdmap.md §8, ddp.md §6) and anything a
+ * (EType) and error code. Values of all three registries (RFC 6580 registries, RFC 5041 §7.2) and anything a
  * peer sends are representable; {@link #registered()} tells the difference.
  *
  * @param layer     0 RDMAP, 1 DDP, 2 LLP (4 bits)
@@ -44,7 +44,7 @@ public record TerminateCause(int layer, int errorType, int errorCode) {
         return new TerminateCause(LAYER_DDP, error.errorType(), error.errorCode());
     }
 
-    /** An LLP error reported by MPA: Layer 2, EType 0, the MPA error code (rdmap.md §8). */
+    /** An LLP error reported by MPA: Layer 2, EType 0, the MPA error code (RFC 6580 registries). */
     public static TerminateCause ofMpa(int mpaErrorCode) {
         return new TerminateCause(LAYER_LLP, ETYPE_MPA, mpaErrorCode);
     }
@@ -79,7 +79,7 @@ public record TerminateCause(int layer, int errorType, int errorCode) {
 
     /**
      * Whether a Terminate for this cause carries the offending segment's length and DDP header
-     * (M=1, D=1), per the table of rdmap.md §7.1: not for LLP errors (the header cannot be trusted),
+     * (M=1, D=1), per the table of RFC 5040 §4.7: not for LLP errors (the header cannot be trusted),
      * local catastrophic errors, DDP version errors and RDMAP version or OpCode errors (the header's
      * layout is unknown), nor for unregistered causes.
      */
@@ -96,7 +96,7 @@ public record TerminateCause(int layer, int errorType, int errorCode) {
 
     /**
      * Whether a Terminate for this cause may carry the Terminated RDMA Header (R=1): only RDMAP
-     * Remote Protection errors on an RDMA Read Request (RFC 5040 §4.7, rdmap.md §7.1).
+     * Remote Protection errors on an RDMA Read Request (RFC 5040 §4.7).
      */
     public boolean mayCarryRdmaHeader() {
         return layer == LAYER_RDMAP && errorType == RdmapError.ETYPE_REMOTE_PROTECTION && registered();

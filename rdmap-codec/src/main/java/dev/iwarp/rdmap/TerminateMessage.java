@@ -24,7 +24,7 @@ import java.util.Objects;
  * </pre>
  * Immutable. {@link #forError} builds what we send; {@link #decode} reads what a peer sent, keeping
  * the raw octets so that a Linux siw Terminate, whose control word is in a non-RFC bit order
- * (rdmap.md §7.2), can be reread with {@link #asSiwOrder()}. A received Terminate serves
+ * (siw's iwarp.h bitfields), can be reread with {@link #asSiwOrder()}. A received Terminate serves
  * diagnostics only: the stream closes either way (RFC 5040 §5.4).
  */
 public final class TerminateMessage {
@@ -42,7 +42,7 @@ public final class TerminateMessage {
     private static final int FLAG_M = 0x80;
     private static final int FLAG_D = 0x40;
     private static final int FLAG_R = 0x20;
-    // rdmap.md §7.2: where siw's little-endian bitfields put M, D, R
+    // siw's iwarp.h: where its little-endian bitfields put M, D, R
     private static final int SIW_FLAG_M = 0x01;
     private static final int SIW_FLAG_D = 0x02;
     private static final int SIW_FLAG_R = 0x04;
@@ -89,14 +89,14 @@ public final class TerminateMessage {
     }
 
     /**
-     * The Terminate for an error, with the headers the table of rdmap.md §7.1 asks for (RFC 5040
+     * The Terminate for an error, with the headers the table of RFC 5040 §4.7 asks for (RFC 5040
      * §4.7): the offending segment's length (M) and DDP header (D) unless the cause
      * {@linkplain TerminateCause#carriesDdpHeader() excludes them}, and the Read Request header (R)
      * only for an RDMAP Remote Protection error on an RDMA Read Request. Arguments the table does
      * not ask for are left out.
      *
      * <p>The DDP Segment Length sent is the whole offending DDP segment, header and payload (our
-     * reading of RFC 5040 §4.7; siw sends the payload length, rdmap.md §13 question 1).
+     * reading of RFC 5040 §4.7; siw sends the payload length).
      *
      * @param offendingSegment the segment that failed, or {@code null} when there is none (not
      *                         released; its payload is read only to find a Read Request header)
@@ -160,7 +160,7 @@ public final class TerminateMessage {
      * Reads a Terminate's RDMAP data (the DDP payload, reader to writer index; the indices are left
      * alone) per RFC 5040 §4.7. Lenient, as befits diagnostics: a field whose flag is set but whose
      * octets are missing is absent (siw sets R after a Send with Invalidate without appending a
-     * header, rdmap.md §7.1); octets beyond {@link #MAX_LENGTH} are ignored.
+     * header, RFC 5040 §4.7); octets beyond {@link #MAX_LENGTH} are ignored.
      *
      * @throws CorruptedFrameException when fewer than the 4 octets of the control word are present
      */
@@ -168,7 +168,7 @@ public final class TerminateMessage {
         return parse(received(payload), payload.readableBytes(), false);
     }
 
-    /** Reads a Terminate's RDMAP data as Linux siw on a little-endian host lays it out (rdmap.md §7.2). */
+    /** Reads a Terminate's RDMAP data as Linux siw on a little-endian host lays it out (siw's iwarp.h bitfields). */
     public static TerminateMessage decodeSiwOrder(ByteBuf payload) {
         return parse(received(payload), payload.readableBytes(), true);
     }
@@ -251,7 +251,7 @@ public final class TerminateMessage {
     }
 
     /**
-     * Whether the control word looks like Linux siw's non-RFC bit order (rdmap.md §7.2): octet 2 has
+     * Whether the control word looks like Linux siw's non-RFC bit order (siw's iwarp.h bitfields): octet 2 has
      * some of siw's flag bits (0x07) and none of the RFC's (0xE0); or, with no flag bits at all, the
      * RFC reading is an unregistered cause while the nibble-swapped reading is a registered one (siw's
      * flagless Terminates, e.g. {@code 02 02 00 00} for an MPA CRC error).
@@ -269,7 +269,7 @@ public final class TerminateMessage {
                 && new TerminateCause(octet0 & 0x0F, octet0 >>> 4, control >>> 16 & 0xFF).registered();
     }
 
-    /** The same octets reread in siw's bit order (rdmap.md §7.2). */
+    /** The same octets reread in siw's bit order (siw's iwarp.h bitfields). */
     public TerminateMessage asSiwOrder() {
         return parse(raw, receivedLength, true);
     }

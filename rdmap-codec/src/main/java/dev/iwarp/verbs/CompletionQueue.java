@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A {@linkplain #setListener listener} gets a new {@link Completion} per completion, which it may
  * keep. A {@linkplain #setReusingListener reusing listener} gets one object per event loop thread,
- * refilled for each call: successful completions then cost no allocation (issue 13), as a poll into
+ * refilled for each call: successful completions then cost no allocation, as a poll into
  * an array the caller reuses does with libibverbs.
  */
 public final class CompletionQueue {
@@ -26,7 +26,7 @@ public final class CompletionQueue {
     };
     /**
      * Created by the first completion queued or the first {@link #take}: with a listener it is never
-     * needed, and with its two locks it was 230 octets of every idle connection (issue 13, "Scale").
+     * needed, and with its two locks it was 230 octets of every idle connection.
      */
     private volatile LinkedBlockingQueue<Completion> queue;
     /** Null (the queue), a {@link CompletionListener} or a {@link WorkCompletionListener}. */

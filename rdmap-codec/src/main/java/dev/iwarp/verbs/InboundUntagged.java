@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * The untagged segment being received (RFC 5041 §4.3): its header fields, read in place from its ULPDU
  * or taken from a {@link DdpUntaggedSegment}, and its payload from the payload buffer's reader index on.
- * One per engine, filled again for every untagged segment: no object per Send or Read Request (issue 13).
+ * One per engine, filled again for every untagged segment: no object per Send or Read Request.
  * Valid only while that segment is processed; confined to the stream's event loop.
  */
 final class InboundUntagged {

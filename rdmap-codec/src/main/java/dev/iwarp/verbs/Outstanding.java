@@ -2,7 +2,7 @@ package dev.iwarp.verbs;
 
 /**
  * An RDMA Read or atomic awaiting its response (an ORD slot); a Read RTR has no work request. The
- * {@link Requester} reuses a slot once its completion left (issue 13), so the fields are set by
+ * {@link Requester} reuses a slot once its completion left, so the fields are set by
  * {@link #read} and {@link #atomic} rather than a constructor.
  */
 final class Outstanding implements Started {

@@ -118,7 +118,7 @@ public final class RdmaDevice implements AutoCloseable {
     MemoryRegion register(ProtectionDomain pd, ByteBuf memory, long iova, Set<Access> access) {
         // the table keeps its own reference to the memory (index 0 to capacity) until deregistration.
         // A retained slice rather than slice(): of a pooled buffer it is a recycled derived buffer, and so
-        // is every slice later cut from it (one per work request and per segment; issue 13)
+        // is every slice later cut from it (one per work request and per segment)
         ByteBuf whole = memory.retainedSlice(0, memory.capacity());
         TaggedBuffer t;
         try {

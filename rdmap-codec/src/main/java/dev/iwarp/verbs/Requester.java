@@ -198,7 +198,7 @@ final class Requester {
     /**
      * Requests posted while a batch of responses is read would wait for the batch's end, and a batch can
      * hold all ORD responses: the responder, every request answered, then sits idle until the requester
-     * is done, and the two ends take turns instead of overlapping (issue 13). So the held requests go out
+     * is done, and the two ends take turns instead of overlapping. So the held requests go out
      * as soon as no more than half of ORD remain on the wire (RFC 5040 §5.2: ORD bounds what is outstanding,
      * not when it is sent).
      */

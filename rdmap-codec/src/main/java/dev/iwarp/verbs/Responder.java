@@ -55,7 +55,7 @@ final class Responder {
     private long sendOctetsReceived;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written. */
     private MsnWindow inboundRequests;
-    /** Promises of responses whose write was reported, for the next responses (issue 13). */
+    /** Promises of responses whose write was reported, for the next responses. */
     private final FreeList<ResponseWritten> spareResponsePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
     private int ird;
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
@@ -128,7 +128,7 @@ final class Responder {
         }
         TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.REMOTE_WRITE);
         if (r != TaggedAccessResult.OK) {
-            // a Write refused for its rights is RDMAP's access rights violation; the rest are DDP's (rdmap.md §8)
+            // a Write refused for its rights is RDMAP's access rights violation; the rest are DDP's (RFC 6580 registries)
             throw new RdmapException(r == TaggedAccessResult.ACCESS_RIGHTS
                     ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
                     "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
@@ -163,7 +163,7 @@ final class Responder {
         }
         DdpError e = inboundRequests.accept(u.qn, u.msn, u.mo);
         if (e == DdpError.INVALID_MSN_NO_BUFFER) {
-            // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (rdmap.md §5.2)
+            // beyond IRD: siw sends RDMAP / Remote Operation / 0x07 (RFC 5040 §5.2)
             throw new RdmapException(RdmapError.CATASTROPHIC_STREAM, op.rfcName() + " beyond IRD " + ird);
         }
         if (e != null) {

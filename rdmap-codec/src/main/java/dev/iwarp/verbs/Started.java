@@ -3,7 +3,7 @@ package dev.iwarp.verbs;
 /**
  * A work request the {@link Requester} started: its outcome, once known, waits until every earlier
  * request's is, so completions leave in submission order (RFC 5040 §5.5). Each kind is one object that
- * carries what it needs: no separate promise or record per request (issue 13).
+ * carries what it needs: no separate promise or record per request.
  */
 interface Started {
     /** The work request; null only for a Read RTR, which is never started. */

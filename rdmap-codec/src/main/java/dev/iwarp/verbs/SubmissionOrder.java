@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 /**
  * The started requests of one send queue, whose completions leave in submission order (RFC 5040 §5.5:
  * a Write posted after a Read completes after it), and the per-request objects reused once a completion
- * left (issue 13): the write promise of a Send, Write or Immediate Data, and the ORD slot of a Read or
+ * left: the write promise of a Send, Write or Immediate Data, and the ORD slot of a Read or
  * atomic. A success whose turn it is leaves at once, as fields the completion queue hands a reusing
  * listener without a {@link Completion} object. Confined to the event loop.
  */

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The promise of one message's last write, which the engine arms again for a later message once the
- * write succeeded and its completion left (issue 13: no promise object per work request). Confined to
+ * write succeeded and its completion left (no promise object per work request). Confined to
  * the event loop, like every promise Netty completes on a write.
  *
  * <p>Handlers below the engine treat it as any write promise: they pass it on or complete it once, and

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** rdmap.md §12.2 arithmetic. */
+/** RFC 7306 arithmetic. */
 class AtomicsTest {
 
     @Test

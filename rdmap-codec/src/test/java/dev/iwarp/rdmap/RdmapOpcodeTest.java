@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 class RdmapOpcodeTest {
 
-    /** rdmap.md §3 (RFC 5040 §4.2, RFC 7306), one row per OpCode. */
+    /** RFC 5040 §4.2 and RFC 7306, one row per OpCode. */
     @ParameterizedTest(name = "{0}")
     @CsvSource({
             // opcode,                    value, tagged, QN, SE,    invalidate, single
@@ -65,7 +65,7 @@ class RdmapOpcodeTest {
         assertEquals(2, RdmapControl.opcode(0xC2));
     }
 
-    /** The first-two-octet cheat sheet of rdmap.md §3, from the segments RdmapSegments builds. */
+    /** The first two octets of each RFC 5040 §4.2 message type, from the segments RdmapSegments builds. */
     @Test
     void firstTwoOctetsOfEveryMessage() {
         ByteBufAllocator a = ByteBufAllocator.DEFAULT;

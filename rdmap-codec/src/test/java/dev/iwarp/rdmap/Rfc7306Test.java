@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** RFC 7306 headers (rdmap.md §12), byte vectors written out from the field layout. */
+/** RFC 7306 headers, byte vectors written out from the field layout. */
 class Rfc7306Test {
     static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
 

@@ -55,7 +55,7 @@ class TerminateMessageTest {
         }
     }
 
-    /** rdmap.md §7.1: the four ULPDU sizes, from the "which headers to include" table. */
+    /** RFC 5040 §4.7: the four ULPDU sizes, from the "which headers to include" table. */
     @Test
     void ulpduSizesFollowTheTable() {
         // LLP error: nothing
@@ -107,7 +107,7 @@ class TerminateMessageTest {
                 Wire.ulpdu(s));
     }
 
-    /** rdmap.md §7.2: what we send (RFC order) and what siw sends for the same three errors. */
+    /** siw's iwarp.h bitfields: what we send (RFC order) and what siw sends for the same three errors. */
     @Test
     void siwVersusRfcRows() {
         // LLP / MPA / CRC error, no flags
@@ -176,7 +176,7 @@ class TerminateMessageTest {
 
     @Test
     void siwSetsRWithoutAnRdmaHeaderAfterSendWithInvalidate() {
-        // rdmap.md §7.1: 0/1/0x09 with M D R but no Read Request header behind the DDP header
+        // RFC 5040 §4.7: 0/1/0x09 with M D R but no Read Request header behind the DDP header
         TerminateMessage t = TerminateMessage.decode(Unpooled.wrappedBuffer(
                 Hex.parse("01 09 e0 00 0000 41 44 8f0fad00 00000000 00000001 00000000")));
         assertSame(RdmapError.REMOTE_PROTECTION_STAG_CANNOT_BE_INVALIDATED, t.cause().rdmapError());
@@ -269,7 +269,7 @@ class TerminateMessageTest {
 
     @Test
     void rdmapErrorTable() {
-        // rdmap.md §8, Layer 0
+        // RFC 6580 registries, Layer 0
         int[][] expected = {
                 {0x0, 0xFF}, {0x1, 0x00}, {0x1, 0x01}, {0x1, 0x02}, {0x1, 0x03}, {0x1, 0x04}, {0x1, 0x09}, {0x1, 0xFF},
                 {0x2, 0x05}, {0x2, 0x06}, {0x2, 0x07}, {0x2, 0x08}, {0x2, 0x09}, {0x2, 0xFF}};

@@ -28,7 +28,7 @@ class HeadersInPlaceTest extends EnginePairTest {
         assertTrue(b.headersReadInPlace(), "every ULPDU went to the engine's receiver, none up the pipeline");
     }
 
-    /** RFC 5040 §7.1 (rdmap.md §7): the Terminate quotes the offending segment's whole DDP header. */
+    /** RFC 5040 §7.1 (RFC 5040 §4.7): the Terminate quotes the offending segment's whole DDP header. */
     @ParameterizedTest(name = "inbound handler between codec and engine: {0}")
     @ValueSource(booleans = {false, true})
     void aWriteToAnUnknownStagIsTerminatedQuotingItsHeaderOnEitherPath(boolean inboundBetween) {

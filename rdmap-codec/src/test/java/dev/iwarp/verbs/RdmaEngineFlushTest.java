@@ -90,7 +90,7 @@ class RdmaEngineFlushTest {
     /**
      * Reads reposted while a batch of Read Responses is read go out once no more than ORD / 2 Reads remain on
      * the wire, not only at the batch's end: a batch can hold every response, and the responder would sit idle
-     * meanwhile (issue 13). ORD is 4 here: the requests posted after the 2nd and the 4th response are flushed
+     * meanwhile. ORD is 4 here: the requests posted after the 2nd and the 4th response are flushed
      * then.
      */
     @Test

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A region registered from a pooled buffer hands out recycled derived buffers: every work request
- * and every segment slices it, and an unpooled slice is a new object each time (issue 13).
+ * and every segment slices it, and an unpooled slice is a new object each time.
  */
 class RegisteredMemorySlicesTest {
 

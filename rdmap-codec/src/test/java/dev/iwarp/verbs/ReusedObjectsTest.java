@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The objects the engine reuses instead of making one per work request (issue 13): the completion a
+ * The objects the engine reuses instead of making one per work request: the completion a
  * reusing listener is handed, the promises of Sends, Writes and Read Responses, and the ORD slots. Every
  * completion must still carry its own request's fields, in submission order.
  */

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The engine's reusable write promise through a real channel's outbound buffer (issue 13). */
+/** The engine's reusable write promise through a real channel's outbound buffer. */
 class WritePromiseTest {
     private final List<String> events = new ArrayList<>();
 

@@ -7,7 +7,7 @@ import io.netty.util.ByteProcessor;
  * The VI/TCP trailer CRC: generator polynomial 0xDB710641 (draft-dicecco-vitcp-01 §3.6), table driven.
  * The draft's recipe (complement the first 32 bits, divide the segment with a zeroed CRC field, complement)
  * equals the register algorithm with init/final XOR 0xFFFFFFFF over the segment without the trailer
- * (shared/spec/crc.md §2.1), which is what this class computes.
+ * (draft-dicecco-vitcp-01 §3.6), which is what this class computes.
  */
 public final class VitcpCrc {
     /** draft-dicecco-vitcp-01 §3.6: "In hex format with the x^32 term removed, this is 0xDB710641". */

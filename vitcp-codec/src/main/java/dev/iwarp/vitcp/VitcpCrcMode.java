@@ -2,7 +2,7 @@ package dev.iwarp.vitcp;
 
 /**
  * The two readings of "exactly the algorithm used for the ethernet CRC" with polynomial 0xDB710641
- * (draft-dicecco-vitcp-01 §3.6; shared/spec/crc.md §2.2).
+ * (draft-dicecco-vitcp-01 §3.6).
  */
 public enum VitcpCrcMode {
     /**

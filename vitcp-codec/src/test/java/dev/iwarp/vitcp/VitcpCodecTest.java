@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Known-answer vectors for every segment type, built field by field from draft-dicecco-vitcp-01 §3.2-§3.5.
  * Segment Length counts the headers and payload but not the trailer (§3.2). Trailer CRCs were computed with an
- * independent bitwise implementation (interpretation A octets little-endian, B big-endian; crc.md §2.2).
+ * independent bitwise implementation (interpretation A octets little-endian, B big-endian; draft-dicecco-vitcp-01 §3.6).
  */
 class VitcpCodecTest {
 

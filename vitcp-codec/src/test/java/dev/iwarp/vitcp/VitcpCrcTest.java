@@ -11,12 +11,12 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-/** Known answers from shared/spec/crc.md §2.2 for the draft-dicecco-vitcp-01 §3.6 CRC. */
+/** Known answers for the draft-dicecco-vitcp-01 §3.6 CRC. */
 class VitcpCrcTest {
 
     private static final byte[] CHECK = "123456789".getBytes(StandardCharsets.US_ASCII);
 
-    /** The bitwise reference CRC (tests only), crc.md §2.4. */
+    /** The bitwise reference CRC (tests only), bit by bit as draft-dicecco-vitcp-01 §3.6 describes it. */
     static int reference(byte[] data, int poly, boolean reflected) {
         int c = 0xFFFFFFFF;
         if (reflected) {
@@ -56,7 +56,7 @@ class VitcpCrcTest {
     void checkValuesOfBothInterpretations() {
         assertEquals(0xE07E661E, VitcpCrc.compute(VitcpCrcMode.ETHERNET_REFLECTED, CHECK));
         assertEquals(0x3477C647, VitcpCrc.compute(VitcpCrcMode.MSB_FIRST, CHECK));
-        // trap C of crc.md §2.2: 0xDB710641 fed unreversed into a right-shifting loop; must not be what we compute
+        // trap C (a misreading of draft-dicecco-vitcp-01 §3.6's bit order): 0xDB710641 fed unreversed into a right-shifting loop; must not be what we compute
         assertEquals(0xC7FB81C2, reference(CHECK, Integer.reverse(0xDB710641), true));
         assertNotEquals(0xC7FB81C2, VitcpCrc.compute(VitcpCrcMode.ETHERNET_REFLECTED, CHECK));
     }
@@ -92,7 +92,7 @@ class VitcpCrcTest {
 
     @Test
     void residueOverDataAndCrc() {
-        // crc.md §2.2: CRC over data followed by its own CRC octets gives a constant residue
+        // draft-dicecco-vitcp-01 §3.6: CRC over data followed by its own CRC octets gives a constant residue
         for (VitcpCrcMode mode : VitcpCrcMode.values()) {
             int residue = mode == VitcpCrcMode.ETHERNET_REFLECTED ? 0xB9509BB6 : 0x6DD90A9D;
             for (byte[] data : new byte[][] {CHECK, new byte[32], ramp()}) {

@@ -68,7 +68,7 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
             out.add(new CompareCase(Op.READ, 1 << 20, true, t, TABLE_DEPTH));
             out.add(new CompareCase(Op.WRITE, 1024, true, t, PERFTEST_DEPTH));
             out.add(new CompareCase(Op.READ, 1024, true, t, PERFTEST_DEPTH));
-            // issue 16: the same stack inside TLS 1.3 (MPA CRC off: TLS authenticates every record), to set
+            // the same stack inside TLS 1.3 (MPA CRC off: TLS authenticates every record), to set
             // against the plain cases above
             out.add(new CompareCase(Op.WRITE, 65536, false, t, TABLE_DEPTH, true));
             out.add(new CompareCase(Op.READ, 65536, false, t, TABLE_DEPTH, true));

@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  * server's Reply asks for none), built by hand so that nothing in our own stack refuses to send them.
  */
 final class Wire {
-    /** serve's target region, from its MPA Reply Private Data (siw-interop.md §7.2 layout: TO, STag, size). */
+    /** serve's target region, from its MPA Reply Private Data (rdma-core's rping.c layout: TO, STag, size). */
     record Target(long to, int stag, int size) {
     }
 

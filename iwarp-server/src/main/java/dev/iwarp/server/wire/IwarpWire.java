@@ -138,7 +138,7 @@ public final class IwarpWire {
     private static final class Region implements WireRegion {
         final MemoryRegion mr;
 
-        /** The last SGE posted: bench and serve post the same slices again and again (issue 13). */
+        /** The last SGE posted: bench and serve post the same slices again and again. */
         private Sge lastSge;
 
         Region(MemoryRegion mr) {
@@ -206,7 +206,7 @@ public final class IwarpWire {
         volatile byte[] setupData;
         /**
          * The last request of each kind posted, posted again when the next one is the same: bench and serve
-         * post the same requests again and again (no object per post, issue 13). Requests are immutable, so one
+         * post the same requests again and again (no object per post). Requests are immutable, so one
          * made on another thread may be posted again.
          */
         private SendRequest lastSend;
