@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
  * little-endian on the wire (RFC 5044 §4.4): write it with {@code writeIntLE}.
  */
 public final class Crc32c {
-    /** CRC32C over covered octets followed by their own correct CRC (little-endian) yields this (RFC 3720 §B.4). */
+    /** CRC32C over covered octets followed by their own correct CRC (little-endian) yields this (RFC 3720 Appendix B.4). */
     public static final int RESIDUE = 0x48674BC7;
 
     private Crc32c() {
