@@ -105,12 +105,7 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         wire.check();
         transport.check(wire);
-        if (wire.ift() && crc) {
-            throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
-        }
-        if (wire.sctp()) {
-            wire.sctp.framing(true); // no SCTP on this machine: one line, exit 2 (not a failed run)
-        }
+        wire.tool().checkBench(crc);
         Bench.Settings s = settings(); // IllegalArgumentException: one line, exit 2
         if (System.getProperty("io.netty.leakDetection.level") == null
                 && System.getProperty("io.netty.leakDetectionLevel") == null) {
@@ -121,7 +116,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
         int threads = Math.min(connections, 2);
-        try (IwarpStack stack = wire.vitcp() ? null : transport.apply(IwarpStack.builder()).threads(threads).build();
+        try (IwarpStack stack = wire.tool().stack(transport.apply(IwarpStack.builder()).threads(threads));
              ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
