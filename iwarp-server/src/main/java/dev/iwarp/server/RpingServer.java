@@ -131,7 +131,8 @@ public final class RpingServer implements AutoCloseable {
             s.close();
             throw e;
         }
-        LOG.info("iwarp-server listening on {}:{} ({}{}", config.address(), s.port(), wire.describe(),
+        LOG.info("iwarp-server listening on {}:{} ({}), {}{}", config.address(), s.port(), wire.transport(),
+                wire.describe(),
                 s.target != null ? ", shared target region " + s.target.describe() + " (every client may read and"
                         + " write it)" : config.targetSize() > 0 ? ", a " + config.targetSize()
                         + "-octet target region per connection" : "");

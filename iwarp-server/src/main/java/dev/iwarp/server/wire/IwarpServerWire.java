@@ -61,13 +61,17 @@ final class IwarpServerWire implements ServerWire {
     }
 
     @Override
+    public String transport() {
+        return stack.transport().name().toLowerCase() + " transport";
+    }
+
+    @Override
     public String describe() {
-        String transport = stack.transport().name().toLowerCase() + " transport), ";
         if (framing instanceof IftFraming ift) {
-            return transport + IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
+            return IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
         }
         MpaSettings mpa = ((MpaFraming) framing).settings();
-        return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
+        return "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
                 + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
     }
 

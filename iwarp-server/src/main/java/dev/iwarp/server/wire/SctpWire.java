@@ -80,8 +80,13 @@ public final class SctpWire {
             }
 
             @Override
+            public String transport() {
+                return "SCTP, nio";
+            }
+
+            @Override
             public String describe() {
-                return "SCTP, nio), " + framing;
+                return framing.toString();
             }
 
             @Override
