@@ -59,6 +59,12 @@ public final class IftFraming implements Framing {
         return ord;
     }
 
+    /** IFT's adaption indications carry no ULP data: the ULP agrees on everything before them (IFT draft §4). */
+    @Override
+    public boolean carriesPrivateData() {
+        return false;
+    }
+
     @Override
     public String name() {
         return "IFT";

@@ -69,6 +69,23 @@ public final class IwarpStack implements AutoCloseable {
     private final int threads;
     private final WriteBufferWaterMark waterMark;
     private EventLoopGroup sctpGroup;
+    /** What a framing's bootstrap runs on ({@link Framing#initiatorBootstrap}). */
+    private final Framing.EventLoops loops = new Framing.EventLoops() {
+        @Override
+        public EventLoopGroup group() {
+            return group;
+        }
+
+        @Override
+        public Transport transport() {
+            return transport;
+        }
+
+        @Override
+        public EventLoopGroup nioGroup() {
+            return sctpGroup();
+        }
+    };
     private final java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers;
 
     private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook,
@@ -117,9 +134,7 @@ public final class IwarpStack implements AutoCloseable {
     private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
         RdmaEngine engine = options.configure(new RdmaEngine(options.pd(), options.sendCq(), options.recvCq()));
         options.beforeStartupCallback().accept(engine.queuePair());
-        Bootstrap b = options.framing() instanceof SctpFraming
-                ? SctpBootstraps.client(sctpGroup(), (SctpFraming) options.framing())
-                : new Bootstrap().group(group).channel(transport.socketChannel()).option(ChannelOption.TCP_NODELAY, true);
+        Bootstrap b = options.framing().initiatorBootstrap(loops);
         b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
         ChannelFuture cf = b.handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -172,57 +187,51 @@ public final class IwarpStack implements AutoCloseable {
     }
 
     /**
-     * Listens as MPA Responder: shorthand for {@code listen(local, MpaFraming.of(settings), onRequest)}.
+     * Listens as MPA Responder: shorthand for {@code listen(local, ListenOptions.mpa(settings), onRequest)}.
      */
     public Channel listen(SocketAddress local, MpaSettings settings, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
-        return listen(local, MpaFraming.of(settings), onRequest);
+        return listen(local, ListenOptions.mpa(settings), onRequest);
     }
 
-    /**
-     * Listens with {@code framing} as Responder; {@code onRequest} receives every connection whose
-     * startup is valid so far (over MPA: every valid MPA Request) and must accept or reject it (from
-     * any thread).
-     */
+    /** Listens with {@code framing} as Responder: shorthand for {@code listen(local, ListenOptions.of(framing), onRequest)}. */
     public Channel listen(SocketAddress local, Framing framing, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
-        return listen(local, framing, null, ch -> { }, onRequest);
+        return listen(local, ListenOptions.of(framing), onRequest);
     }
 
-    /**
-     * As {@link #listen(SocketAddress, Framing, Consumer)}, with {@code onAccept} called for every accepted
-     * connection's channel after the stack's channel hook and before the framing's handlers are added (e.g. to
-     * admit or refuse it, or to put a handler at the head of its pipeline).
-     */
+    /** @deprecated use {@code listen(local, ListenOptions.of(framing).onAccept(onAccept), onRequest)} */
+    @Deprecated
     public Channel listen(SocketAddress local, Framing framing, Consumer<? super Channel> onAccept,
                           Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        return listen(local, framing, null, onAccept, onRequest);
+        return listen(local, ListenOptions.of(framing).onAccept(onAccept), onRequest);
     }
 
-    /**
-     * Listens with {@code framing} as Responder inside TLS ({@code tls} non-null): the framing starts
-     * on a connection once its TLS handshake completed, and a peer that fails the handshake (or is
-     * not TLS at all) is closed with one log line, never reaching {@code onRequest}. MPA takes its
-     * MULPDU from the TLS record size ({@link Framing#overTls}).
-     */
+    /** @deprecated use {@code listen(local, ListenOptions.of(framing).tls(tls), onRequest)} */
+    @Deprecated
     public Channel listen(SocketAddress local, Framing framing, TlsSettings tls,
                           Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        return listen(local, framing, tls, ch -> { }, onRequest);
+        return listen(local, ListenOptions.of(framing).tls(tls), onRequest);
+    }
+
+    /** @deprecated use {@code listen(local, ListenOptions.of(framing).tls(tls).onAccept(onAccept), onRequest)} */
+    @Deprecated
+    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls, Consumer<? super Channel> onAccept,
+                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
+        return listen(local, ListenOptions.of(framing).tls(tls).onAccept(onAccept), onRequest);
     }
 
     /**
-     * The general form: {@code tls} may be null (plain TCP); {@code onAccept} sees every accepted channel before
-     * the framing's (or TLS's) handlers are added.
+     * Listens as the options' framing's Responder; {@code onRequest} receives every connection whose startup is
+     * valid so far (over MPA: every valid MPA Request) and must accept or reject it (from any thread).
      */
-    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls, Consumer<? super Channel> onAccept,
-                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        Objects.requireNonNull(framing);
-        Objects.requireNonNull(onAccept);
+    public Channel listen(SocketAddress local, ListenOptions options, Consumer<IwarpConnectionRequest> onRequest)
+            throws InterruptedException {
+        Framing framing = options.framing();
+        TlsSettings tls = options.tls();
+        Consumer<? super Channel> onAccept = options.onAccept();
         Objects.requireNonNull(onRequest);
-        ServerBootstrap b = framing instanceof SctpFraming
-                ? SctpBootstraps.server(sctpGroup(), (SctpFraming) framing)
-                : new ServerBootstrap().group(group).channel(transport.serverChannel())
-                        .childOption(ChannelOption.TCP_NODELAY, true);
+        ServerBootstrap b = framing.responderBootstrap(loops);
         b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
         return b.childHandler(new ChannelInitializer<Channel>() {
                     @Override

@@ -77,6 +77,23 @@ public final class SctpFraming implements Framing {
         return "SCTP";
     }
 
+    /** SCTP associations, on NIO event loops (Netty's other transports have no SCTP). */
+    @Override
+    public io.netty.bootstrap.Bootstrap initiatorBootstrap(EventLoops loops) {
+        return SctpBootstraps.client(loops.nioGroup(), this);
+    }
+
+    @Override
+    public io.netty.bootstrap.ServerBootstrap responderBootstrap(EventLoops loops) {
+        return SctpBootstraps.server(loops.nioGroup(), this);
+    }
+
+    /** The adaptation's startup is its adaptation indication alone: no private data. */
+    @Override
+    public boolean carriesPrivateData() {
+        return false;
+    }
+
     @Override
     public void addInitiator(ChannelPipeline pipeline) {
         SctpShim.addLast(pipeline, settings);

@@ -105,13 +105,8 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         wire.check();
         transport.check(wire);
-        if (wire.ift() && crc) {
-            throw new IllegalArgumentException("--crc is for MPA and VI/TCP; IFT's CRCs are --ift-send-crc and --ift-check-crc");
-        }
-        if (wire.sctp()) {
-            wire.sctp.framing(true); // no SCTP on this machine: one line, exit 2 (not a failed run)
-        }
-        Bench.Settings s = settings(); // IllegalArgumentException: one line, exit 2
+        wire.tool().checkBench(crc);
+        BenchSettings s = settings(); // IllegalArgumentException: one line, exit 2
         if (System.getProperty("io.netty.leakDetection.level") == null
                 && System.getProperty("io.netty.leakDetectionLevel") == null) {
             // each sampled buffer records stack traces: 30-40 % of what the client allocated per 64 KiB Read,
@@ -121,7 +116,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchReport.Format format = BenchReport.Format.valueOf(output.toLowerCase(Locale.ROOT));
         InetSocketAddress server = PingCommand.parse(target, wire.defaultPort());
         int threads = Math.min(connections, 2);
-        try (IwarpStack stack = wire.vitcp() ? null : transport.apply(IwarpStack.builder()).threads(threads).build();
+        try (IwarpStack stack = wire.tool().stack(transport.apply(IwarpStack.builder()).threads(threads));
              ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
@@ -140,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
             try {
                 java.util.function.Supplier<BenchCost.Snapshot> cost = !noServerCost
                         ? () -> BenchCost.ask(client, server, s.crc(), Math.min(s.timeoutMs(), 5_000)) : null;
-                Bench.Result r = bench.run(err, cost);
+                BenchResult r = bench.run(err, cost);
                 boolean partial = bench.wasInterrupted();
                 if (histFile != null) {
                     BenchReport.histogram(histFile, r);
@@ -172,7 +167,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** The options as settings; an {@link IllegalArgumentException} names the first bad one and its range. */
-    Bench.Settings settings() {
+    BenchSettings settings() {
         int maxSize = op == Bench.Op.send ? RpingSession.BUFFER_SIZE : 1 << 30;
         check(size >= 1 && size <= maxSize, "--size must be 1.." + maxSize + (op == Bench.Op.send ? " for send" : ""), size);
         if (op == Bench.Op.send && size == Advertisement.LENGTH) {
@@ -192,7 +187,7 @@ final class BenchCommand implements Callable<Integer> {
         check(warmupMaxSec >= 1 && warmupMaxSec <= 3600, "--warmup-max must be 1..3600 s", warmupMaxSec);
         try {
             if (w.equals("stable")) {
-                warmupIterations = Bench.Settings.WARMUP_STABLE;
+                warmupIterations = BenchSettings.WARMUP_STABLE;
                 warmupNanos = (long) (warmupMaxSec * 1e9);
             } else if (w.endsWith("s")) {
                 double sec = Double.parseDouble(w.substring(0, w.length() - 1));
@@ -206,7 +201,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup must be stable, a count (1000) or seconds (2s): " + warmup);
         }
         long durationNanos = durationSec == null ? 0 : (long) (durationSec * TimeUnit.SECONDS.toNanos(1));
-        return new Bench.Settings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
+        return new BenchSettings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
                 warmupNanos, verify, timeoutMs, -1);
     }
 

@@ -36,7 +36,7 @@ final class BenchConnection implements WireCompletionListener {
     static final long MAX_BUFFER = 64L << 20;
 
     private final int index;
-    private final Bench.Settings s;
+    private final BenchSettings s;
     private final LongAdder progress;
     private final WireDomain domain;
     private final ByteBuf srcMemory;
@@ -75,7 +75,7 @@ final class BenchConnection implements WireCompletionListener {
     volatile long warmupDone;
     volatile long lastCompletionAt = System.nanoTime();
 
-    private BenchConnection(int index, Bench.Settings s, LongAdder progress, WireDomain domain) {
+    private BenchConnection(int index, BenchSettings s, LongAdder progress, WireDomain domain) {
         this.index = index;
         this.s = s;
         this.progress = progress;
@@ -93,7 +93,7 @@ final class BenchConnection implements WireCompletionListener {
     }
 
     /** Connects (and for Sends exchanges the {@link BenchHello}); {@link #plan} must follow before any phase. */
-    static BenchConnection open(ClientWire wire, InetSocketAddress server, int index, Bench.Settings s,
+    static BenchConnection open(ClientWire wire, InetSocketAddress server, int index, BenchSettings s,
                                 LongAdder progress) throws IOException {
         BenchConnection c = new BenchConnection(index, s, progress, wire.allocDomain());
         try {

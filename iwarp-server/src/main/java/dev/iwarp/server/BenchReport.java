@@ -19,7 +19,7 @@ final class BenchReport {
     }
 
     /** The header, printed once connected and before the run (text: to stdout; json/csv: to stderr). */
-    static void header(PrintWriter out, Bench.Settings s, String summary, String parameters, int depth) {
+    static void header(PrintWriter out, BenchSettings s, String summary, String parameters, int depth) {
         String count = s.durationNanos() > 0 ? String.format(Locale.ROOT, "%.3g s", s.durationNanos() / 1e9)
                 : String.valueOf(s.iterations() * s.connections());
         out.printf("bench %s: %d octets x %s, depth %d, %d connection(s), %s%n", s.op(), s.size(), count, depth,
@@ -51,7 +51,7 @@ final class BenchReport {
     }
 
     /** The result table (perftest's columns), the cost per message and a totals line. */
-    static void text(PrintWriter out, Bench.Result r) {
+    static void text(PrintWriter out, BenchResult r) {
         row(out, " %-10s %-14s %-18s %-21s %-14s", "#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
                 "MsgRate[Mpps]");
         row(out, " %-10d %-14d %-18.2f %-21.2f %-14.6f", r.size(), r.iterations(), r.peakMbPerSecond(),
@@ -83,7 +83,7 @@ final class BenchReport {
     }
 
     /** How long the warm-up ran and, for {@code --warmup stable}, whether the rate was stable and its windows. */
-    static String warmupLine(Bench.Result r) {
+    static String warmupLine(BenchResult r) {
         String took = String.format(Locale.ROOT, "%.1f s", r.warmupNanos() / 1e9);
         if (r.warmupStable() == null) {
             return took;
@@ -114,7 +114,7 @@ final class BenchReport {
      * The latency distribution in HdrHistogram's percentile format (values in usec: the histogram records
      * nanoseconds), five ticks per half distance as HdrHistogram's own examples use.
      */
-    static void histogram(java.nio.file.Path file, Bench.Result r) throws IOException {
+    static void histogram(java.nio.file.Path file, BenchResult r) throws IOException {
         try (java.io.PrintStream ps = new java.io.PrintStream(java.nio.file.Files.newOutputStream(file), false,
                 java.nio.charset.StandardCharsets.UTF_8)) {
             r.latency().outputPercentileDistribution(ps, 5, 1000.0);
@@ -129,7 +129,7 @@ final class BenchReport {
     }
 
     /** The figures as one flat record, in the order of the csv columns. */
-    static Map<String, Object> fields(Bench.Result r) {
+    static Map<String, Object> fields(BenchResult r) {
         Histogram h = r.latency();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("op", r.op().name());
@@ -168,24 +168,24 @@ final class BenchReport {
         return m;
     }
 
-    static void json(PrintWriter out, Bench.Result r) {
+    static void json(PrintWriter out, BenchResult r) {
         json(out, r, false);
     }
 
-    /** As {@link #json(PrintWriter, Bench.Result)}; a run cut short (SIGINT) carries {@code "partial": true}. */
-    static void json(PrintWriter out, Bench.Result r, boolean partial) {
+    /** As {@link #json(PrintWriter, BenchResult)}; a run cut short (SIGINT) carries {@code "partial": true}. */
+    static void json(PrintWriter out, BenchResult r, boolean partial) {
         StringJoiner j = new StringJoiner(", ", "{", "}");
         withPartial(fields(r), partial).forEach((k, v) -> j.add("\"" + k + "\": " + (v instanceof String t ? quote(t) : value(v, "null"))));
         out.println(j);
         out.flush();
     }
 
-    static void csv(PrintWriter out, Bench.Result r) {
+    static void csv(PrintWriter out, BenchResult r) {
         csv(out, r, false);
     }
 
-    /** As {@link #csv(PrintWriter, Bench.Result)}; a run cut short (SIGINT) has a {@code partial} column. */
-    static void csv(PrintWriter out, Bench.Result r, boolean partial) {
+    /** As {@link #csv(PrintWriter, BenchResult)}; a run cut short (SIGINT) has a {@code partial} column. */
+    static void csv(PrintWriter out, BenchResult r, boolean partial) {
         Map<String, Object> f = withPartial(fields(r), partial);
         out.println(String.join(",", f.keySet()));
         StringJoiner row = new StringJoiner(",");
@@ -202,7 +202,7 @@ final class BenchReport {
     }
 
     /** The line before a text summary of a run cut short: which figures it covers. */
-    static String partialNote(Bench.Result r) {
+    static String partialNote(BenchResult r) {
         return String.format(Locale.ROOT, "interrupted: partial results, the %d iterations completed in the first %.1f s",
                 r.iterations(), r.nanos() / 1e9);
     }

@@ -3,8 +3,6 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
-import dev.iwarp.server.wire.SctpWire;
-import dev.iwarp.server.wire.VitcpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -47,10 +45,11 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         wire.check();
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0);
-        if (pcap != null && (wire.vitcp() || wire.sctp())) {
+        ToolWire tool = wire.tool();
+        if (pcap != null && !tool.capturable()) {
             throw new IllegalArgumentException("--pcap captures the iWARP wire only");
         }
-        dev.iwarp.bootstrap.tls.TlsSettings[] tlsPair = tls.demoPair(wire.vitcp() || wire.ift() || wire.sctp());
+        dev.iwarp.bootstrap.tls.TlsSettings[] tlsPair = tls.demoPair(!tool.carriesTls());
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         IwarpStack.Builder serverStack = IwarpStack.builder().threads(1);
         if (capture != null && tlsPair != null) {
@@ -60,19 +59,13 @@ final class DemoCommand implements Callable<Integer> {
         }
         boolean result;
         try (PcapFile closedLast = capture;
-             RpingServer server = wire.vitcp()
-                ? RpingServer.start(config, VitcpWire.server(wire.vitcpConfig(true, 16).build(),
-                        wire.discriminatorOctets(), false, 1))
-                : wire.ift() ? RpingServer.start(config, serverStack.build(),
-                        wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true)
-                : wire.sctp() ? RpingServer.start(config, SctpWire.server(serverStack.build(), wire.sctp.framing(false), true))
-                : RpingServer.start(config, serverStack.build(), true, tlsPair == null ? null : tlsPair[0]);
-             IwarpStack clientStack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+             RpingServer server = tool.startServer(config, serverStack, tlsPair == null ? null : tlsPair[0],
+                     ToolWire.ServerSide.DEMO);
+             IwarpStack clientStack = tool.stack(IwarpStack.builder().threads(1));
              ClientWire client = tlsPair == null ? wire.clientWire(clientStack)
                      : IwarpWire.client(clientStack, null, tlsPair[1])) {
             out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v -V%n", dev.iwarp.server.wire.Addresses.format(server.localAddress()),
-                    wire.vitcp() ? "VI/TCP, nio" : wire.sctp() ? "SCTP, nio" : (wire.ift() ? "IFT, " : "")
-                            + server.stack().transport().name().toLowerCase(),
+                    tool.describe(server),
                     tlsPair == null ? "" : ", TLS 1.3", PINGS, SIZE);
             boolean ok = PingCommand.run(client, server.localAddress(), PINGS, SIZE, true, false, 10_000, out);
             RpingSession s = server.lastSession();

@@ -78,13 +78,13 @@ final class PingCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         InetSocketAddress server;
         try {
-            tls.check(wire.vitcp() || wire.ift() || wire.sctp());
+            tls.check(!wire.tool().carriesTls());
             server = HostPort.of(target, address, port).resolve(wire.defaultPort());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());
             return CommandLineChecks.EXIT_USAGE;
         }
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+        try (IwarpStack stack = wire.tool().stack(IwarpStack.builder().threads(1));
              ClientWire client = tls.enabled() ? IwarpWire.client(stack, mpa.settings(1, 1), tls.client(false))
                      : wire.clientWire(stack, mpa)) {
             return run(client, server, count, size, display, validate, mpa.crc, timeoutMs, out) ? 0 : 1;

@@ -134,19 +134,8 @@ final class ProbeCommand implements Callable<Integer> {
     public Integer call() {
         int octets = size != null ? size : probeCase == Case.SEND_TOO_LONG ? RpingSession.BUFFER_SIZE + 1 : 16;
         wire.check();
-        if (wire.vitcp()) {
-            throw new IllegalArgumentException("probe runs over --wire iwarp or --wire ift, not vitcp");
-        }
-        if (wire.ift()) {
-            if (probeCase == Case.MARKERS) {
-                throw new IllegalArgumentException("--case markers is an MPA case; IFT never uses markers");
-            }
-            IftOptions.refuseMpaOptions(mpa);
-        } else if (probeCase == Case.MARKERS) {
-            mpa.markers = true;
-        }
+        Framing framing = wire.tool().probeFraming(mpa, probeCase == Case.MARKERS, timeoutMs);
         InetSocketAddress peer = PingCommand.parse(target, wire.defaultPort());
-        Framing framing = wire.ift() ? wire.ift.framing(timeoutMs, 1, 1) : MpaFraming.of(mpa.settings(1, 1));
         try (IwarpStack stack = IwarpStack.builder().threads(1).build()) {
             return run(stack, peer, probeCase, framing, octets, timeoutMs,
                     spec.commandLine().getOut());

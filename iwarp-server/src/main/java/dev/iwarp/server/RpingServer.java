@@ -2,6 +2,7 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.server.wire.FirstOctets;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.ServerWire;
@@ -97,19 +98,19 @@ public final class RpingServer implements AutoCloseable {
 
     /** Starts an iWARP server on {@code stack}; {@code ownsStack}: {@link #close()} also closes the stack. */
     public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack) throws Exception {
-        return start(config, IwarpWire.server(stack, config.mpaSettings(), ownsStack), stack);
+        return start(config, IwarpWire.server(stack, ListenOptions.mpa(config.mpaSettings()), ownsStack), stack);
     }
 
     /** Starts a server with {@code framing} (e.g. IFT) on {@code stack}; {@code ownsStack} as above. */
     public static RpingServer start(ServerConfig config, IwarpStack stack, Framing framing, boolean ownsStack)
             throws Exception {
-        return start(config, IwarpWire.server(stack, framing, ownsStack), stack);
+        return start(config, IwarpWire.server(stack, ListenOptions.of(framing), ownsStack), stack);
     }
 
     /** As above, every connection inside TLS with {@code tls} (plain TCP when null). */
     public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack,
                                     dev.iwarp.bootstrap.tls.TlsSettings tls) throws Exception {
-        return start(config, IwarpWire.server(stack, config.mpaSettings(), ownsStack, tls), stack);
+        return start(config, IwarpWire.server(stack, ListenOptions.mpa(config.mpaSettings()).tls(tls), ownsStack), stack);
     }
 
     /** Starts a server on {@code wire}, which {@link #close()} closes. */
@@ -131,7 +132,8 @@ public final class RpingServer implements AutoCloseable {
             s.close();
             throw e;
         }
-        LOG.info("iwarp-server listening on {}:{} ({}{}", config.address(), s.port(), wire.describe(),
+        LOG.info("iwarp-server listening on {}:{} ({}), {}{}", config.address(), s.port(), wire.transport(),
+                wire.describe(),
                 s.target != null ? ", shared target region " + s.target.describe() + " (every client may read and"
                         + " write it)" : config.targetSize() > 0 ? ", a " + config.targetSize()
                         + "-octet target region per connection" : "");

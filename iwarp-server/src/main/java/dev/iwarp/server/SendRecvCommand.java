@@ -73,7 +73,7 @@ final class SendRecvCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         InetSocketAddress peer = PingCommand.parse(target, wire.defaultPort());
-        try (IwarpStack stack = wire.vitcp() ? null : IwarpStack.builder().threads(1).build();
+        try (IwarpStack stack = wire.tool().stack(IwarpStack.builder().threads(1));
              ClientWire client = wire.clientWire(stack, mpa)) {
             return run(client, peer, mpa.crc, size, count, recvSize,
                     timeoutMs, spec.commandLine().getOut()) ? 0 : 1;

@@ -5,10 +5,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaIrdOrd;
-import dev.iwarp.server.wire.ServerWire;
-import dev.iwarp.server.wire.SctpWire;
-import dev.iwarp.server.wire.VitcpWire;
-import dev.iwarp.bootstrap.SctpFraming;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -192,10 +188,8 @@ final class ServeCommand implements Callable<Integer> {
         log.apply();
         wire.check();
         transport.check(wire);
-        if (wire.ift() && (crc || markers || mpaRev != 2 || !p2p)) {
-            throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
-                    + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
-        }
+        ToolWire tool = wire.tool();
+        tool.checkServe(crc, markers, mpaRev, p2p, pcap != null, trace);
         try {
             java.net.InetAddress.getByName(address);
         } catch (java.net.UnknownHostException e) {
@@ -219,36 +213,15 @@ final class ServeCommand implements Callable<Integer> {
                         sourcePrefixV6, maxStartupsPerSource, firstOctetTimeoutMs, drainTimeoutSec, allowMarkers,
                         tlsHandshakeRate));
         PeerWarningLimiter.usePrefixes(sourcePrefixV4, sourcePrefixV6); // warnings are limited per source too
-        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(wire.vitcp() || wire.ift() || wire.sctp());
-        if (wire.vitcp()) {
-            if (markers || pcap != null || trace) {
-                throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
-            }
-            warnIfExposed();
-            // the CRC option is always offered: the client decides (§3.6), unless --crc requires it
-            ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
-                    .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
-                    wire.discriminatorOctets(), crc, 2);
-            return serveUntilSignal(start(config, () -> RpingServer.start(config, vi)), null);
-        }
-        if (wire.sctp()) {
-            if (markers || pcap != null || trace) {
-                throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
-            }
-            SctpFraming sctp = wire.sctp.framing(false).irdOrd(ird, ord);
-            warnIfExposed();
-            return serveUntilSignal(RpingServer.start(config, SctpWire.server(metrics.observe(IwarpStack.builder()
-                            .memoryBudget(budget).readResponseRate(readRate)).build(), sctp, true)), null);
-        }
+        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(!tool.carriesTls());
         if (trace) {
-            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
-                    wire.ift() ? dev.iwarp.ift.IftFramer.class : dev.iwarp.mpa.MpaFramer.class))
+            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(tool.traceLogger()))
                     .setLevel(ch.qos.logback.classic.Level.TRACE);
         }
         PcapFile capture = pcap == null ? null : PcapFile.create(CommandLineChecks.outputFile("--pcap", pcap));
         warnIfExposed();
-        IwarpStack.Builder stack = metrics.observe(transport.apply(IwarpStack.builder()).memoryBudget(budget)
-                .readResponseRate(readRate));
+        IwarpStack.Builder stack = metrics.observe((tool.usesStackTransport() ? transport.apply(IwarpStack.builder())
+                : IwarpStack.builder()).memoryBudget(budget).readResponseRate(readRate));
         if (capture != null && tlsSettings != null) {
             stack.framingHook(capture::installAboveTls);
             LOG.info("capturing to {}: the DECRYPTED MPA stream inside TLS, not the TLS records", pcap);
@@ -257,11 +230,9 @@ final class ServeCommand implements Callable<Integer> {
             LOG.info("capturing to {}", pcap);
         }
         try {
-            if (wire.ift()) { // the capture holds raw IFT frames: no dissector decodes them
-                return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(),
-                        wire.ift.framing(startupTimeoutMs, ird, ord), true)), capture);
-            }
-            return serveUntilSignal(start(config, () -> RpingServer.start(config, stack.build(), true, tlsSettings)), capture);
+            // the CRC option is always offered to a VI/TCP client: it decides, unless --crc requires it
+            ToolWire.ServerSide side = new ToolWire.ServerSide(readWindow, startupTimeoutMs, crc, 2);
+            return serveUntilSignal(start(config, () -> tool.startServer(config, stack, tlsSettings, side)), capture);
         } catch (Exception e) {
             if (capture != null) {
                 capture.close();

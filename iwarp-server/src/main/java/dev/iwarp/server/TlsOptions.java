@@ -205,7 +205,7 @@ final class TlsOptions {
 
     /** The client wire of {@code wire} on {@code stack}, inside TLS when --tls is given. */
     ClientWire clientWire(WireOptions wire, IwarpStack stack, int threads) {
-        TlsSettings s = client(wire.vitcp() || wire.ift() || wire.sctp());
+        TlsSettings s = client(!wire.tool().carriesTls());
         return s == null ? wire.clientWire(stack, threads) : IwarpWire.client(stack, null, s);
     }
 

@@ -20,7 +20,7 @@ final class TransportOption {
 
     /** Refuses {@code --transport} on a wire that has its own transport. */
     void check(WireOptions wire) {
-        if (name != null && (wire.vitcp() || wire.sctp())) {
+        if (name != null && !wire.tool().usesStackTransport()) {
             throw new IllegalArgumentException("--transport is for --wire iwarp and ift: VI/TCP and SCTP run on NIO");
         }
         if (name != null) {

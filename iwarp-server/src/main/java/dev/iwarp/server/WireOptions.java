@@ -2,8 +2,6 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
-import dev.iwarp.server.wire.SctpWire;
 import dev.iwarp.server.wire.VitcpWire;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
@@ -45,21 +43,18 @@ final class WireOptions {
     @Option(names = "--discriminator", description = "VI/TCP discriminator serve listens on (default: ${DEFAULT-VALUE}).")
     String discriminator = VitcpWire.DEFAULT_DISCRIMINATOR;
 
-    boolean vitcp() {
-        return wire == Wire.vitcp;
-    }
-
-    boolean ift() {
-        return wire == Wire.ift;
-    }
-
-    boolean sctp() {
-        return wire == Wire.sctp;
+    /** The strategy of the chosen wire: the one place the tools learn what a wire needs. */
+    ToolWire tool() {
+        return switch (wire) {
+            case iwarp -> new ToolWire.Mpa(this);
+            case vitcp -> new ToolWire.Vitcp(this);
+            case ift -> new ToolWire.Ift(this);
+            case sctp -> new ToolWire.Sctp(this);
+        };
     }
 
     int defaultPort() {
-        return vitcp() ? ServerConfig.DEFAULT_VITCP_PORT : ift() ? ServerConfig.DEFAULT_IFT_PORT
-                : sctp() ? SctpWire.DEFAULT_PORT : ServerConfig.DEFAULT_PORT;
+        return tool().defaultPort();
     }
 
     byte[] discriminatorOctets() {
@@ -78,38 +73,27 @@ final class WireOptions {
                 .rdmaReadWindow(readWindow);
     }
 
-    /** Checks the IFT options (one-line {@link IllegalArgumentException}): valid, and given only with --wire ift. */
+    /** Checks the wire's own options (one-line {@link IllegalArgumentException}), refusing another wire's. */
     void check() {
-        ift.refuseUnlessIft(ift());
-        if (ift()) {
-            ift.settings(10_000);
-        }
+        tool().check();
     }
 
-    /** The client wire: iWARP (MPA or IFT) on {@code stack}, or VI/TCP to the discriminator. */
+    /** The client wire on {@code stack} (null for VI/TCP), one event loop thread. */
     ClientWire clientWire(IwarpStack stack) {
-        return clientWire(stack, 1);
+        return tool().clientWire(stack, 1);
     }
 
     /** As above; a VI/TCP client gets {@code threads} event loop threads. */
     ClientWire clientWire(IwarpStack stack, int threads) {
-        ift.refuseUnlessIft(ift());
-        return vitcp() ? VitcpWire.client(vitcpConfig(false, 1).build(), discriminatorOctets(), threads)
-                : ift() ? IwarpWire.client(stack, ift.framing(10_000, 1, 1))
-                : sctp() ? SctpWire.client(stack, sctp.framing(true)) : IwarpWire.client(stack);
+        return tool().clientWire(stack, threads);
     }
 
     /**
      * The client wire of the tools with MPA Initiator options (ping, sendrecv): MPA with them (IRD = ORD = 1,
-     * as rping), or VI/TCP or IFT, which refuse them.
+     * as rping); the other wires refuse them.
      */
     ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa) {
-        if (ift() || sctp()) {
-            IftOptions.refuseMpaOptions(mpa);
-            return clientWire(stack);
-        }
-        ift.refuseUnlessIft(false);
-        return vitcp() ? mpa.checkVitcp(clientWire(null)) : IwarpWire.client(stack, mpa.settings(1, 1));
+        return tool().clientWire(stack, mpa);
     }
 
     private static <E extends Enum<E>> E enumValue(Class<E> type, String option, String value) {

@@ -26,9 +26,9 @@ class BenchInterruptTest {
              IwarpStack clientStack = IwarpStack.builder().threads(1).build();
              ClientWire wire = IwarpWire.client(clientStack)) {
             // 60 s asked for; interrupted once iterations completed
-            Bench.Settings s = Bench.Settings.of(Bench.Op.write, 4096, 1, 4).withDuration(TimeUnit.SECONDS.toNanos(60));
+            BenchSettings s = BenchSettings.of(Bench.Op.write, 4096, 1, 4).withDuration(TimeUnit.SECONDS.toNanos(60));
             try (Bench bench = Bench.connect(wire, server.localAddress(), s)) {
-                CompletableFuture<Bench.Result> run = CompletableFuture.supplyAsync(() -> {
+                CompletableFuture<BenchResult> run = CompletableFuture.supplyAsync(() -> {
                     try {
                         return bench.run(null);
                     } catch (java.io.IOException e) {
@@ -37,7 +37,7 @@ class BenchInterruptTest {
                 });
                 Thread.sleep(1500); // the run is under way (warm-up off: Settings.of)
                 bench.interrupt();
-                Bench.Result r = run.get(20, TimeUnit.SECONDS); // not the 60 s asked for
+                BenchResult r = run.get(20, TimeUnit.SECONDS); // not the 60 s asked for
                 assertTrue(bench.wasInterrupted());
                 assertTrue(r.iterations() > 0, "iterations measured: " + r.iterations());
                 assertTrue(r.nanos() < TimeUnit.SECONDS.toNanos(30), "ended early: " + r.nanos());

@@ -68,7 +68,7 @@ class BenchTest {
 
     @Test
     void writesLandInTheAdvertisedTargetRegion() throws Exception {
-        Bench.Result r = Bench.run(clientStack, server.localAddress(), Bench.Op.write, 4096, 200, 0, 8, false, 10_000);
+        BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.write, 4096, 200, 0, 8, false, 10_000);
         assertEquals(200, r.iterations());
         assertEquals(200L * 4096, r.bytes());
         assertEquals(200, r.latency().getTotalCount());
@@ -80,7 +80,7 @@ class BenchTest {
 
     @Test
     void readsRunWithTheNegotiatedOrd() throws Exception {
-        Bench.Result r = Bench.run(clientStack, server.localAddress(), Bench.Op.read, 8192, 50, 0, 4, true, 10_000);
+        BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.read, 8192, 50, 0, 4, true, 10_000);
         assertEquals(50, r.iterations());
         assertTrue(r.crc());
         assertEquals("MPA Rev 2 CRC on", r.summary());
@@ -90,7 +90,7 @@ class BenchTest {
 
     @Test
     void sendsPipelineOnTheReceivesServeGrants() throws Exception {
-        Bench.Result r = Bench.run(clientStack, server.localAddress(), Bench.Op.send, 100, 300, 0, 8, false, 10_000);
+        BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.send, 100, 300, 0, 8, false, 10_000);
         assertEquals(300, r.iterations());
         assertEquals(8, r.depth(), "serve posted 8 receives for the bench hello");
         RpingSession s = server.lastSession();
@@ -143,7 +143,7 @@ class BenchTest {
         server.close();
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
                 IwarpStack.builder().threads(1).build(), true);
-        Bench.Result r = Bench.run(clientStack, server.localAddress(), Bench.Op.send, 100, 30, 0, 8, false, 10_000);
+        BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.send, 100, 30, 0, 8, false, 10_000);
         assertEquals(30, r.iterations());
         assertEquals(1, r.depth());
     }
@@ -157,8 +157,8 @@ class BenchTest {
 
     @Test
     void warmupIsPostedButNotCounted() throws Exception {
-        Bench.Settings s = Bench.Settings.of(Bench.Op.send, 200, 40, 4).withWarmup(25, 0);
-        Bench.Result r = Bench.run(IwarpWire.client(clientStack), server.localAddress(), s);
+        BenchSettings s = BenchSettings.of(Bench.Op.send, 200, 40, 4).withWarmup(25, 0);
+        BenchResult r = Bench.run(IwarpWire.client(clientStack), server.localAddress(), s);
         assertEquals(40, r.iterations());
         assertEquals(40, r.latency().getTotalCount());
         RpingSession session = server.lastSession();
@@ -182,16 +182,16 @@ class BenchTest {
     @EnumSource(Bench.Op.class)
     void verifyCatchesAFlippedOctet(Bench.Op op) {
         int size = 3000;
-        Bench.Settings s = Bench.Settings.of(op, size, 100, 4).withVerify(true, 17);
+        BenchSettings s = BenchSettings.of(op, size, 100, 4).withVerify(true, 17);
         IOException e = assertThrows(IOException.class,
                 () -> Bench.run(IwarpWire.client(clientStack), server.localAddress(), s));
         assertTrue(e.getMessage().startsWith("verify failed: connection 0, iteration 17: octet 1500 of 3000 is 0x"),
                 e.getMessage());
-        Bench.Settings clean = s.withVerify(true, -1);
+        BenchSettings clean = s.withVerify(true, -1);
         assertEquals(100, assertDoesNotThrowRun(clean).iterations(), "the same run without the flip passes");
     }
 
-    private Bench.Result assertDoesNotThrowRun(Bench.Settings s) {
+    private BenchResult assertDoesNotThrowRun(BenchSettings s) {
         try {
             return Bench.run(IwarpWire.client(clientStack), server.localAddress(), s);
         } catch (IOException e) {

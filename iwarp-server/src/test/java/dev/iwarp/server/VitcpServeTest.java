@@ -245,7 +245,7 @@ class VitcpServeTest {
     void theTargetRegionIsAdvertisedInTheConnectAcceptAndBenchUsesIt() throws Exception {
         RpingServer s = server();
         ClientWire wire = client();
-        Bench.Result w = Bench.run(wire, s.localAddress(), Bench.Op.write, 4096, 200, 0, 8, false, TIMEOUT,
+        BenchResult w = Bench.run(wire, s.localAddress(), Bench.Op.write, 4096, 200, 0, 8, false, TIMEOUT,
                 new java.util.concurrent.atomic.AtomicLong());
         assertEquals(200, w.iterations());
         assertEquals(200L * 4096, w.bytes());
@@ -260,13 +260,13 @@ class VitcpServeTest {
         assertArrayEquals(expected, target);
 
         s.target().memory().setBytes(0, pattern(MTU + 1, 3));
-        Bench.Result r = Bench.run(wire, s.localAddress(), Bench.Op.read, MTU + 1, 50, 0, 4, true, TIMEOUT,
+        BenchResult r = Bench.run(wire, s.localAddress(), Bench.Op.read, MTU + 1, 50, 0, 4, true, TIMEOUT,
                 new java.util.concurrent.atomic.AtomicLong());
         assertEquals(50, r.iterations());
         assertTrue(r.crc());
         assertEquals(4, r.readDepth(), "RDMA Read Window: the client's 4 against serve's 16");
 
-        Bench.Result e = Bench.run(wire, s.localAddress(), Bench.Op.send, MTU + 1, 30, 0, 8, false, TIMEOUT,
+        BenchResult e = Bench.run(wire, s.localAddress(), Bench.Op.send, MTU + 1, 30, 0, 8, false, TIMEOUT,
                 new java.util.concurrent.atomic.AtomicLong());
         assertEquals(30, e.iterations());
         assertEquals(8, e.depth(), "serve granted 8 receives for pipelined Sends");
@@ -394,7 +394,7 @@ class VitcpServeTest {
             assertEquals(0, s.lastSession().reads());
             assertEquals(0, s.lastSession().sends(), "no go-ahead without a completed Read");
         }
-        Bench.Result e = Bench.run(wire, s.localAddress(), Bench.Op.send, 100, 20, 0, 1, false, TIMEOUT,
+        BenchResult e = Bench.run(wire, s.localAddress(), Bench.Op.send, 100, 20, 0, 1, false, TIMEOUT,
                 new java.util.concurrent.atomic.AtomicLong());
         assertEquals(20, e.iterations());
         assertEquals("VI/TCP Unreliable CRC off", e.summary());

@@ -140,7 +140,7 @@ public final class PerftestRun {
 
     private void server(IwarpStack stack, WireDomain domain, ControlChannel ctl) throws PerftestException {
         PerftestServerSide side = new PerftestServerSide(s, err, domain, ctl, data, dataEvents);
-        ServerWire wire = IwarpWire.server(stack, mpa(s.outReads()), false, s.tls());
+        ServerWire wire = IwarpWire.server(stack, dev.iwarp.bootstrap.ListenOptions.mpa(mpa(s.outReads())).tls(s.tls()), false);
         ServerWire.Listener listener;
         try {
             listener = wire.listen(s.address(), side::accepted, side::request);

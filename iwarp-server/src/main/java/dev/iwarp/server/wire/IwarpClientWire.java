@@ -56,15 +56,15 @@ final class IwarpClientWire implements ClientWire {
                 : framing instanceof IftFraming ? PeerFraming.IFT : PeerFraming.MPA);
         ConnectOptions opts = ConnectOptions.of(pd).channelHook(watch::install).framing(framing).completionQueues(c.sendCq(), c.recvCq())
                 .beforeStartup(qp -> {
-                    if (framing instanceof IftFraming) {
-                        c.setup = IftSetup.receive(pd, qp); // ahead of the ULP's receives
+                    if (!framing.carriesPrivateData()) {
+                        c.setup = SetupMessage.receive(pd, qp, framing.name()); // ahead of the ULP's receives
                     }
                     beforeStartup.accept(c.attach(qp));
                 }).tls(tls);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try {
             c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
-            if (c.setup != null) { // IFT: serve's setup message, within what is left of the timeout
+            if (c.setup != null) { // no private data: serve's setup message, within what is left of the timeout
                 c.setupData = c.setup.await(c.qp, server, deadline);
             }
             return c;

@@ -4,6 +4,7 @@ import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
@@ -23,12 +24,14 @@ final class IwarpServerWire implements ServerWire {
     private final Framing framing;
     private final boolean ownsStack;
     private final TlsSettings tls;
+    private final ListenOptions options;
 
-    IwarpServerWire(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
+    IwarpServerWire(IwarpStack stack, ListenOptions options, boolean ownsStack) {
         this.stack = stack;
-        this.framing = framing;
+        this.options = options;
+        this.framing = options.framing();
         this.ownsStack = ownsStack;
-        this.tls = tls;
+        this.tls = options.tls();
     }
 
     @Override
@@ -49,8 +52,12 @@ final class IwarpServerWire implements ServerWire {
     @Override
     public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
                            Consumer<WireConnectRequest> requests) throws Exception {
-        boolean ift = framing instanceof IftFraming;
-        return Listener.of(stack.listen(local, framing, tls, onAccept, r -> requests.accept(new Request(r, ift))));
+        boolean firstMessage = !framing.carriesPrivateData();
+        return Listener.of(stack.listen(local, options.onAccept(ch -> {
+                    options.onAccept().accept(ch);
+                    onAccept.accept(ch);
+                }),
+                r -> requests.accept(new Request(r, firstMessage))));
     }
 
     @Override
@@ -61,13 +68,17 @@ final class IwarpServerWire implements ServerWire {
     }
 
     @Override
+    public String transport() {
+        return stack.transport().name().toLowerCase() + " transport";
+    }
+
+    @Override
     public String describe() {
-        String transport = stack.transport().name().toLowerCase() + " transport), ";
         if (framing instanceof IftFraming ift) {
-            return transport + IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
+            return IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
         }
         MpaSettings mpa = ((MpaFraming) framing).settings();
-        return transport + "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
+        return "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
                 + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
     }
 
@@ -80,11 +91,12 @@ final class IwarpServerWire implements ServerWire {
 
     private static final class Request implements WireConnectRequest {
         private final IwarpConnectionRequest request;
-        private final boolean ift;
+        /** The framing carries no private data: the setup data travels as the first Send. */
+        private final boolean firstMessage;
 
-        Request(IwarpConnectionRequest request, boolean ift) {
+        Request(IwarpConnectionRequest request, boolean firstMessage) {
             this.request = request;
-            this.ift = ift;
+            this.firstMessage = firstMessage;
         }
 
         @Override
@@ -97,12 +109,7 @@ final class IwarpServerWire implements ServerWire {
             IwarpWire.Connection c = IwarpWire.connection(listener);
             ProtectionDomain pd = IwarpWire.pdOf(domain);
             QueuePair qp = request.accept(pd, c.sendCq(), c.recvCq(), setupData);
-            if (ift) { // IFT carries no private data: the setup data is our first Send
-                IftSetup s = IftSetup.send(pd, qp, setupData);
-                c.setup = s;
-                s.post(qp);
-            }
-            return c.attach(qp);
+            return c.attach(firstMessage ? SetupMessage.postFirst(c, pd, qp, setupData) : qp);
         }
 
         @Override

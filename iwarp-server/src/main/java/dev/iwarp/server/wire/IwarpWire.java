@@ -3,6 +3,7 @@ package dev.iwarp.server.wire;
 import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ift.IftParameters;
@@ -26,7 +27,7 @@ import io.netty.util.concurrent.Future;
 
 /**
  * The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec, over
- * MPA or IFT (an {@link IftFraming}; serve's setup data then travels as its first Send, see {@link IftSetup}).
+ * MPA or IFT (an {@link IftFraming}; serve's setup data then travels as its first Send, see {@link SetupMessage}).
  * The listening side is {@link IwarpServerWire}, the connecting side {@link IwarpClientWire}; both hand out a
  * {@link Connection}.
  */
@@ -49,24 +50,13 @@ public final class IwarpWire {
         return new Connection(listener);
     }
 
-    /** {@code serve}'s listening side on {@code stack}; {@code ownsStack}: {@link ServerWire#close} closes it. */
-    public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack) {
-        return new IwarpServerWire(stack, MpaFraming.of(mpa), ownsStack, null);
-    }
-
-    /** {@code serve}'s listening side with {@code framing} (MPA or IFT) as Responder. */
-    public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack) {
-        return new IwarpServerWire(stack, framing, ownsStack, null);
-    }
-
-    /** As above, MPA inside TLS with {@code tls} (plain TCP when null). */
-    public static ServerWire server(IwarpStack stack, MpaSettings mpa, boolean ownsStack, TlsSettings tls) {
-        return new IwarpServerWire(stack, MpaFraming.of(mpa), ownsStack, tls);
-    }
-
-    /** As above, {@code framing} (MPA or IFT) inside TLS with {@code tls} (plain TCP when null). */
-    public static ServerWire server(IwarpStack stack, Framing framing, boolean ownsStack, TlsSettings tls) {
-        return new IwarpServerWire(stack, framing, ownsStack, tls);
+    /**
+     * {@code serve}'s listening side on {@code stack} as the options' framing's Responder (MPA or IFT), inside TLS
+     * when the options say so (their accept hook runs before the one given to {@link ServerWire#listen});
+     * {@code ownsStack}: closing the wire closes the stack.
+     */
+    public static ServerWire server(IwarpStack stack, ListenOptions options, boolean ownsStack) {
+        return new IwarpServerWire(stack, options, ownsStack);
     }
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
@@ -201,8 +191,11 @@ public final class IwarpWire {
         private final CompletionQueue sendCq = new CompletionQueue();
         private final CompletionQueue recvCq = new CompletionQueue();
         volatile QueuePair qp;
-        /** IFT: serve's setup message on this connection, whose completions the listener never sees. */
-        volatile IftSetup setup;
+        /**
+         * A framing without private data (IFT, SCTP): serve's setup message on this connection, whose completions
+         * the listener never sees.
+         */
+        volatile SetupMessage setup;
         volatile byte[] setupData;
         /**
          * The last request of each kind posted, posted again when the next one is the same: bench and serve
@@ -221,7 +214,7 @@ public final class IwarpWire {
         }
 
         private void deliver(WireCompletionListener l, WorkCompletion c, boolean receive) {
-            IftSetup s = setup;
+            SetupMessage s = setup;
             if (s == null || !s.consume(c)) {
                 l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());
             }

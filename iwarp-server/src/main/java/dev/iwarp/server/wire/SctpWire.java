@@ -3,10 +3,13 @@ package dev.iwarp.server.wire;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.SctpFraming;
 import dev.iwarp.sctp.IndicationTransport;
 import dev.iwarp.sctp.SctpAdaptation;
 import dev.iwarp.sctp.SctpNative;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
 import io.netty.channel.Channel;
 
 import java.io.IOException;
@@ -18,7 +21,9 @@ import java.util.function.Consumer;
 
 /**
  * DDP and RDMAP over SCTP (the SCTP DDP/RDMA adaptation, {@link SctpFraming}) as a wire: the same
- * iWARP stack and verbs as {@link IwarpWire}, SCTP associations instead of MPA over TCP.
+ * iWARP stack and verbs as {@link IwarpWire}, SCTP associations instead of MPA over TCP. The adaptation
+ * carries no private data, so serve's setup data (its target advertisement) is its first Send, as over
+ * IFT ({@link SetupMessage}).
  */
 public final class SctpWire {
     /** serve's default SCTP port (next to MPA's 7174 and VI/TCP's 7175). */
@@ -76,12 +81,18 @@ public final class SctpWire {
             @Override
             public Listener listen(InetSocketAddress local, Consumer<? super Channel> onAccept,
                                    Consumer<WireConnectRequest> requests) throws Exception {
-                return Listener.of(stack.listen(local, framing, onAccept, r -> requests.accept(request(r))));
+                return Listener.of(stack.listen(local, ListenOptions.of(framing).onAccept(onAccept),
+                        r -> requests.accept(request(r))));
+            }
+
+            @Override
+            public String transport() {
+                return "SCTP, nio";
             }
 
             @Override
             public String describe() {
-                return "SCTP, nio), " + framing;
+                return framing.toString();
             }
 
             @Override
@@ -103,7 +114,10 @@ public final class SctpWire {
             @Override
             public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
                 IwarpWire.Connection c = IwarpWire.connection(listener);
-                return c.attach(r.accept(IwarpWire.pdOf(domain), c.sendCq(), c.recvCq(), setupData));
+                ProtectionDomain pd = IwarpWire.pdOf(domain);
+                QueuePair qp = r.accept(pd, c.sendCq(), c.recvCq(), setupData);
+                // the adaptation carries no private data: the setup data is our first Send, as over IFT
+                return c.attach(SetupMessage.postFirst(c, pd, qp, setupData));
             }
 
             @Override
@@ -131,14 +145,20 @@ public final class SctpWire {
                                           WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
                                           long timeoutMs) throws IOException {
                 IwarpWire.Connection c = IwarpWire.connection(listener);
-                ConnectOptions opts = ConnectOptions.of(IwarpWire.pdOf(domain)).framing(framing)
-                        .completionQueues(c.sendCq(), c.recvCq()).beforeStartup(qp -> beforeStartup.accept(c.attach(qp)));
+                ProtectionDomain pd = IwarpWire.pdOf(domain);
+                ConnectOptions opts = ConnectOptions.of(pd).framing(framing)
+                        .completionQueues(c.sendCq(), c.recvCq()).beforeStartup(qp -> {
+                            c.setup = SetupMessage.receive(pd, qp, framing.name()); // ahead of the ULP's receives
+                            beforeStartup.accept(c.attach(qp));
+                        });
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
                 try {
                     c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
                     SctpAdaptation a = c.queuePair().connectionParameters().framing(SctpAdaptation.class);
                     if (a.peer() == null) {
                         throw new IOException("the peer indicated no SCTP adaptation");
                     }
+                    c.setupData = c.setup.await(c.qp, server, deadline); // serve's advertisement, within the timeout
                     return c;
                 } catch (ExecutionException e) {
                     throw new IOException("cannot connect to " + server + " over SCTP: " + e.getCause().getMessage(),
@@ -148,6 +168,10 @@ public final class SctpWire {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted connecting to " + server, e);
+                } finally {
+                    if (c.setup != null && c.setupData == null) {
+                        c.setup.abandon();
+                    }
                 }
             }
 

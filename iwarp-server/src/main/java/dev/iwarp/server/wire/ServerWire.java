@@ -30,7 +30,10 @@ public interface ServerWire extends AutoCloseable {
      */
     String messageHandlerName(Channel ch);
 
-    /** The listening settings for the server's start-up log line. */
+    /** What carries the wire, for the server's start-up log line: "nio transport", "SCTP, nio". */
+    String transport();
+
+    /** The listening settings for the server's start-up log line (after {@link #transport()}). */
     String describe();
 
     /**

@@ -365,8 +365,13 @@ public final class VitcpWire {
         }
 
         @Override
+        public String transport() {
+            return "nio transport";
+        }
+
+        @Override
         public String describe() {
-            return "nio transport), VI/TCP discriminator \"" + new String(discriminator, StandardCharsets.ISO_8859_1)
+            return "VI/TCP discriminator \"" + new String(discriminator, StandardCharsets.ISO_8859_1)
                     + "\", " + levelName(config.reliabilityLevel()) + ", CRC "
                     + (requireCrc ? "required" : config.crcOption() ? "as the client asks" : "off")
                     + (config.crcOption() ? " (" + config.crcMode() + ")" : "") + ", MTU " + config.mtu()

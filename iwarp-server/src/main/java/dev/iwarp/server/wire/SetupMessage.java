@@ -18,14 +18,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * serve's setup message over IFT, one per connection. IFT carries no private data (the ULP agrees on
- * everything before the adaption indications, IFT draft §4), so what MPA puts in the Reply's Private
+ * serve's setup message over a framing whose startup carries no private data ({@code Framing.carriesPrivateData()}
+ * false: IFT, whose ULP agrees on everything before the adaption indications, IFT draft §4; the SCTP adaptation,
+ * whose startup is its adaptation indication alone), one per connection. What MPA puts in the Reply's Private
  * Data (serve's target-region advertisement, possibly empty) travels as serve's first Send instead:
  * node B posts it right after accepting; node A has a receive for it posted before its phase 0, ahead
  * of the ULP's own receives, and treats the connection as set up once it arrived. Its completions
  * carry {@link #WR_ID} and never reach the ULP's listener.
  */
-final class IftSetup {
+final class SetupMessage {
     /** The work request id of the setup Send and its receive (negative: never one of the tools' ids). */
     static final long WR_ID = Long.MIN_VALUE + 0x1F7;
     /** Largest setup message received; serve sends an {@code Advertisement} (16 octets) or nothing. */
@@ -35,9 +36,12 @@ final class IftSetup {
     private final MemoryRegion mr;
     private final int length;
     private final CompletableFuture<byte[]> received = new CompletableFuture<>();
+    /** The framing's name, for the error when the message does not come ("IFT", "SCTP"). */
+    private final String framing;
     private boolean released;
 
-    private IftSetup(ProtectionDomain pd, byte[] data, boolean receive) {
+    private SetupMessage(ProtectionDomain pd, byte[] data, boolean receive, String framing) {
+        this.framing = framing;
         length = receive ? MAX_LENGTH : data.length;
         memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length), Math.max(1, length));
         memory.setZero(0, memory.capacity());
@@ -51,8 +55,8 @@ final class IftSetup {
      * Node A: a receive for the setup message, posted on {@code qp} before the ULP's receives (before the
      * connection exists: call {@link #await} or {@link #abandon} afterwards).
      */
-    static IftSetup receive(ProtectionDomain pd, QueuePair qp) {
-        IftSetup s = new IftSetup(pd, null, true);
+    static SetupMessage receive(ProtectionDomain pd, QueuePair qp, String framing) {
+        SetupMessage s = new SetupMessage(pd, null, true, framing);
         qp.postRecv(RecvRequest.of(WR_ID, s.mr.slice(0, MAX_LENGTH)));
         return s;
     }
@@ -63,13 +67,24 @@ final class IftSetup {
     }
 
     /** Node B: sends {@code data} (at most {@link #MAX_LENGTH} octets) as the connection's first Send. */
-    static IftSetup send(ProtectionDomain pd, QueuePair qp, byte[] data) {
+    static SetupMessage send(ProtectionDomain pd, QueuePair qp, byte[] data) {
         if (data.length > MAX_LENGTH) {
             throw new IllegalArgumentException("setup data is at most " + MAX_LENGTH + " octets: " + data.length);
         }
-        IftSetup s = new IftSetup(pd, data, false);
+        SetupMessage s = new SetupMessage(pd, data, false, null);
         qp.channel().closeFuture().addListener(f -> s.release());
         return s;
+    }
+
+    /**
+     * Node B, just accepted on {@code qp}: sends {@code data} as {@code c}'s first Send, its completion kept from
+     * {@code c}'s listener; returns {@code qp}.
+     */
+    static QueuePair postFirst(IwarpWire.Connection c, ProtectionDomain pd, QueuePair qp, byte[] data) {
+        SetupMessage s = send(pd, qp, data);
+        c.setup = s;
+        s.post(qp);
+        return qp;
     }
 
     /** Posts the Send of {@link #send}; call after the connection's {@code setup} field is set. */
@@ -125,6 +140,6 @@ final class IftSetup {
             why = "interrupted";
         }
         qp.channel().close();
-        throw new IOException("cannot connect to " + Addresses.format(server) + ": no IFT setup message (serve's first Send): " + why);
+        throw new IOException("cannot connect to " + Addresses.format(server) + ": no " + framing + " setup message (serve's first Send): " + why);
     }
 }
