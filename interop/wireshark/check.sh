@@ -6,14 +6,17 @@
 #                                                 drafts' vectors (make-vectors.py) decode to the
 #                                                 digests' values; corrupted frames are flagged
 #   interop/wireshark/check.sh ift JAR           our own --wire ift traffic (serve, ping, bench with
-#                                                 every CRC choice) captured on lo, then `capture IFT`
+#                                                 every CRC choice, and the two short connections on
+#                                                 which bench asks serve for its CPU cost) captured on
+#                                                 lo, then `capture IFT`
 #   interop/wireshark/check.sh sctp PCAP         a capture of our --wire sctp traffic (the SCTP guest's)
 #   interop/wireshark/check.sh all JAR           vectors, ift JAR and sctp on the committed
 #                                                 sctp-guest.pcap
 # A capture passes when every frame is decoded (IFT: the PDUs account for every TCP payload octet;
 # SCTP: every DATA chunk carries a decoded extension), nothing is malformed, no expert error is
 # raised, and every CRC present was verified good.
-# Environment: IFT_CHECK_PORT (serve's port for `ift`, default 27450), IFT_CHECK_DIR (keep files).
+# Environment: IFT_CHECK_PORT (serve's port for `ift`, default 27450), IFT_CHECK_DIR (keep files). A failed
+# `ift` lists the segments it could not place (with TCP's own analysis of them) and keeps the capture.
 # `ift` needs root (or dumpcap's capabilities) to capture on lo; installs tshark when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,8 +73,12 @@ check_ift_capture() { # file label [frames expected without their indication]
         | tr ' ' '\n' | awk '{s += $1} END {print s + 0}')
     [ "$tcp_octets" -gt 0 ] || bad "$label: no TCP payload in the capture"
     expect_eq "$label: TCP payload octets decoded as IFT PDUs (of $tcp_octets)" "$ift_octets" "$tcp_octets"
-    expect_eq "$label: TCP segments with payload neither IFT nor part of a reassembled PDU" \
-        "$(count "$f" 'tcp.len > 0 && !ift && !tcp.reassembled_in')" 0
+    local unplaced='tcp.len > 0 && !ift && !tcp.reassembled_in'
+    expect_eq "$label: TCP segments with payload neither IFT nor part of a reassembled PDU" "$(count "$f" "$unplaced")" 0
+    if [ "$(count "$f" "$unplaced")" != 0 ]; then # what they were: stream, ports, length, TCP's own analysis
+        ts -2 -r "$f" -Y "$unplaced" -T fields -e frame.number -e tcp.stream -e tcp.srcport -e tcp.dstport \
+            -e tcp.len -e tcp.analysis.flags -e _ws.col.Info | head -20 | sed 's/^/        /'
+    fi
     local ai frames hgood pgood hbad pbad assumed
     ai=$(occurrences "$f" ift.ai.magic)
     frames=$(occurrences "$f" ift.header_size)
@@ -154,7 +161,7 @@ capture_ift() { # jar
     java -jar "$jar" serve --wire ift --address 127.0.0.1 --port "$port" 2>"$dir/serve.log" &
     local serve=$!
     for _ in $(seq 200); do grep -q "listening" "$dir/serve.log" && break; sleep 0.1; done
-    local rc=0 b="bench 127.0.0.1:$port --wire ift --warmup 1 --depth 1 --no-server-cost"
+    local rc=0 b="bench 127.0.0.1:$port --wire ift --warmup 1 --depth 1"
     {
         timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire ift -C 2 -S 3000
         for crcs in header,payload header payload none; do
@@ -172,7 +179,9 @@ capture_ift() { # jar
     expect_eq "capture: packets dropped by the kernel" "${drops:-?}" 0
     check_ift_capture "$pcap" "capture IFT"
     echo "  capture IFT: RDMAP opcodes $(ts -2 -r "$pcap" -T fields -E occurrence=a -E aggregator=/s -e iwarp_rdma.opcode | tr ' ' '\n' | grep . | sort | uniq -c | awk '{printf "%s x%s ", $2, $1}')"
-    [ -n "${IFT_CHECK_DIR:-}" ] || rm -rf "$dir"
+    if [ -z "${IFT_CHECK_DIR:-}" ]; then
+        if [ "$fail" = 0 ]; then rm -rf "$dir"; else echo "  capture IFT: kept in $dir"; fi
+    fi
 }
 
 echo "check.sh: $(tshark -v 2>/dev/null | head -1)"
@@ -185,7 +194,7 @@ case "${1:-}" in
         capture_ift "${2:?usage: check.sh all JAR}"
         check_sctp_capture "$here/sctp-guest.pcap" "committed SCTP guest capture"
         ;;
-    *) sed -n '2,18p' "$0"; exit 2 ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
 esac
 [ ! -e "$scratch/tshark-failed" ] || bad "tshark failed (above)"
 if [ "$fail" = 0 ]; then echo "check.sh: OK"; else echo "check.sh: FAILED"; fi

@@ -136,7 +136,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         if (role == IftRole.NODE_A) {
             local = IftNegotiation.localIndication(role, settings, settings.vTagSource().getAsInt(), null);
             state = State.AWAIT_PHASE1;
-            LOG.debug("{} IFT node A sends {}", ctx.channel(), local);
+            LOG.debug("{} IFT node A sends {}", PeerAddress.of(ctx), local);
             writeIndication(ctx, local);
         } else {
             state = State.AWAIT_PHASE0;
@@ -183,7 +183,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
             in.skipBytes(in.readableBytes());
             if (role == IftRole.NODE_B && e.error().isWellFormedRejection()) {
                 // IFT draft §4.2 R/HC/PC/IH/IP "close", decided (Q10): answer a well-formed phase 0 first
-                LOG.debug("{} IFT node B answers the rejected phase 0 with {}", ctx.channel(), local);
+                LOG.debug("{} IFT node B answers the rejected phase 0 with {}", PeerAddress.of(ctx), local);
                 fail(ctx, e, writeIndication(ctx, local));
             } else {
                 fail(ctx, e, ctx.newSucceededFuture());
@@ -192,10 +192,10 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         }
         logIgnoredFields(ctx, peer);
         if (role == IftRole.NODE_B) {
-            LOG.debug("{} IFT node B received {}, sends {}", ctx.channel(), peer, local);
+            LOG.debug("{} IFT node B received {}, sends {}", PeerAddress.of(ctx), peer, local);
             writeIndication(ctx, local);
         } else {
-            LOG.debug("{} IFT node A received {}", ctx.channel(), peer);
+            LOG.debug("{} IFT node A received {}", PeerAddress.of(ctx), peer);
         }
         establish(ctx, IftParameters.of(role, local, peer, settings));
     }
@@ -217,7 +217,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         IftFramer framer = new IftFramer(params);
         ChannelPipeline p = ctx.pipeline();
         p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
-        LOG.debug("{} IFT adaption complete: {}", ctx.channel(), params);
+        LOG.debug("{} IFT adaption complete: {}", PeerAddress.of(ctx), params);
         adaptionPromise.trySuccess(params);
         ctx.fireUserEventTriggered(IftAdaptionCompletionEvent.success(params));
         handOverPendingWrites(ctx, framer);
@@ -253,10 +253,10 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         state = State.FAILED;
         failure = e;
         if (e.error() == IftError.ADAPTION_CONNECTION_LOST) {
-            LOG.info("{} IFT adaption with {}: {}", ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+            LOG.info("IFT adaption with {}: {}", PeerAddress.of(ctx), e.getMessage());
         } else {
-            LOG.warn("{} IFT adaption with {} failed: {}; closing the connection", ctx.channel(),
-                    ctx.channel().remoteAddress(), e.getMessage());
+            LOG.warn("IFT adaption with {} failed: {}; closing the connection",
+                    PeerAddress.of(ctx), e.getMessage());
         }
         failPendingWrites(e);
         adaptionPromise.tryFailure(e);

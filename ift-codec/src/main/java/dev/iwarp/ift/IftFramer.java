@@ -305,7 +305,7 @@ public class IftFramer extends IftDuplexDecoder {
         state = State.FAILED;
         in.skipBytes(in.readableBytes());
         IftFramingException e = new IftFramingException(error, what);
-        LOG.warn("{} peer {}: {}; no further frames are delivered", ctx.channel(), ctx.channel().remoteAddress(),
+        LOG.warn("peer {}: {}; no further frames are delivered", PeerAddress.of(ctx),
                 e.getMessage());
         return e;
     }
@@ -335,7 +335,7 @@ public class IftFramer extends IftDuplexDecoder {
             state = State.FAILED;
             IftFramingException e = new IftFramingException(IftError.CONNECTION_LOST, "connection lost after "
                     + framesReceived + " frames: " + cause.getMessage(), cause);
-            LOG.info("{} peer {}: {}", ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+            LOG.info("peer {}: {}", PeerAddress.of(ctx), e.getMessage());
             ctx.fireExceptionCaught(e);
             return;
         }

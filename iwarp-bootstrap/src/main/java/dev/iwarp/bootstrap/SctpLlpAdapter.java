@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.mpa.PeerAddress;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
@@ -85,7 +86,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
             chunk.release();
             failed = true;
             SctpShimException e = new SctpShimException(SctpShimError.C8, inconsistency);
-            LOG.warn("{}: {}; aborting the association", ctx.channel(), e.getMessage());
+            LOG.warn("{}: {}; aborting the association", PeerAddress.of(ctx), e.getMessage());
             SctpAbort.abort(ctx.channel());
             exceptionCaught(ctx, e);
             return;
@@ -184,7 +185,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
                         .addListener(ChannelFutureListener.CLOSE);
                 ctx.executor().schedule(() -> {
                     if (ctx.channel().isOpen()) {
-                        LOG.info("{}: graceful close not done after {} ms; aborting", ctx.channel(), GRACEFUL_CLOSE_MILLIS);
+                        LOG.info("{}: graceful close not done after {} ms; aborting", PeerAddress.of(ctx), GRACEFUL_CLOSE_MILLIS);
                         SctpAbort.abort(ctx.channel());
                     }
                 }, GRACEFUL_CLOSE_MILLIS, TimeUnit.MILLISECONDS);

@@ -55,6 +55,13 @@ final class CommandLineChecks {
     static int usageError(ParameterException e, String[] args) {
         CommandLine cl = e.getCommandLine();
         PrintWriter err = cl.getErr();
+        if (e instanceof CommandLine.UnmatchedArgumentException && cl.getParent() == null && args.length > 0
+                && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+            // a mistyped command: name it and the commands, not picocli's "Unmatched argument at index 0"
+            err.println(cl.getCommandName() + ": unknown command '" + args[0] + "'; commands: "
+                    + String.join(", ", cl.getSubcommands().keySet()) + " (see " + cl.getCommandName() + " --help)");
+            return EXIT_USAGE;
+        }
         err.println(cl.getCommandName() + ": " + e.getMessage() + " (see " + qualifiedName(cl) + " --help)");
         return EXIT_USAGE;
     }

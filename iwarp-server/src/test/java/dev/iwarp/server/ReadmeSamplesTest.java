@@ -67,7 +67,7 @@ class ReadmeSamplesTest {
         List<Sample> out = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             String l = lines.get(i).trim();
-            if (!l.startsWith(MARK)) {
+            if (!l.startsWith(MARK) || l.startsWith(ReadmeServeLogTest.MARK)) {
                 continue;
             }
             String server = l.substring(MARK.length()).replace("-->", "").replace(":", "").trim();

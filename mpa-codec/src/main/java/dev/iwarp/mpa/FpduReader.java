@@ -227,7 +227,7 @@ final class FpduReader {
     /** At the end of the stream: drops the octets of an incomplete FPDU (MPA error 1), saying so. */
     void discardIncomplete(ChannelHandlerContext ctx, ByteBuf in) {
         if (in.isReadable() && state != State.FAILED) {
-            LOG.debug("{} closed with {} octets of an incomplete FPDU (MPA error 1)", ctx.channel(),
+            LOG.debug("{} closed with {} octets of an incomplete FPDU (MPA error 1)", PeerAddress.of(ctx),
                     in.readableBytes());
             in.skipBytes(in.readableBytes());
         }

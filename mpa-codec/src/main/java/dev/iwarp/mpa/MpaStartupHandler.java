@@ -127,7 +127,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
         if (role == MpaRole.INITIATOR) {
             request = MpaNegotiation.request(settings);
             state = State.AWAIT_REPLY;
-            LOG.debug("{} MPA initiator sends {}", ctx.channel(), request);
+            LOG.debug("{} MPA initiator sends {}", PeerAddress.of(ctx), request);
             writeFrame(ctx, request);
         } else {
             state = State.AWAIT_REQUEST;
@@ -161,7 +161,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
                         return;
                     }
                     state = State.AWAIT_ULP_DECISION;
-                    LOG.debug("{} MPA responder received {}", ctx.channel(), frame);
+                    LOG.debug("{} MPA responder received {}", PeerAddress.of(ctx), frame);
                     ctx.fireUserEventTriggered(new MpaConnectRequest(this, ctx.channel(), frame));
                     return;
                 }
@@ -190,7 +190,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
 
     private void onReply(ChannelHandlerContext ctx, MpaStartupFrame reply) {
         MpaNegotiation.checkReply(request, reply, settings);
-        LOG.debug("{} MPA initiator received {}", ctx.channel(), reply);
+        LOG.debug("{} MPA initiator received {}", PeerAddress.of(ctx), reply);
         if (reply.rejected()) {
             // RFC 5044 §7.1.2 rule 3: exit MPA, leave TCP open for the ULP
             reject(ctx, new MpaRejectedException(reply, false));
@@ -219,7 +219,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             b.irdOrd(MpaIrdOrd.of(0, 0));
         }
         MpaStartupFrame reply = b.build();
-        LOG.debug("{} MPA responder refuses markers: {}", ctx.channel(), reply);
+        LOG.debug("{} MPA responder refuses markers: {}", PeerAddress.of(ctx), reply);
         writeFrame(ctx, reply);
         fail(ctx, new MpaException(MpaErrorCode.INVALID_STARTUP_FRAME, "Request asks for markers (M=1); this "
                 + "Responder does not send them (as siw)"), false);
@@ -238,13 +238,13 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
 
     private void doDecide(MpaConnectRequest connectRequest, boolean reject, byte[] privateData, int ird, int ord) {
         if (state != State.AWAIT_ULP_DECISION || connectRequest.request() != request) {
-            LOG.debug("{} ignoring late MPA accept/reject in state {}", ctx.channel(), state);
+            LOG.debug("{} ignoring late MPA accept/reject in state {}", PeerAddress.of(ctx), state);
             return;
         }
         int useIrd = ird >= 0 ? ird : settings.ird();
         int useOrd = ord >= 0 ? ord : settings.ord();
         MpaStartupFrame reply = MpaNegotiation.reply(request, settings, reject, privateData, useIrd, useOrd);
-        LOG.debug("{} MPA responder sends {}", ctx.channel(), reply);
+        LOG.debug("{} MPA responder sends {}", PeerAddress.of(ctx), reply);
         writeFrame(ctx, reply);
         if (reject) {
             // RFC 5044 §7.1.2 rule 2: exit MPA, TCP stays open for the ULP
@@ -258,7 +258,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
     private void establish(ChannelHandlerContext ctx, MpaParameters params) {
         finish();
         MpaFramer framer = installFramer(ctx, params);
-        LOG.debug("{} MPA startup complete: {}", ctx.channel(), params);
+        LOG.debug("{} MPA startup complete: {}", PeerAddress.of(ctx), params);
         startupPromise.trySuccess(params);
         ctx.fireUserEventTriggered(MpaStartupCompletionEvent.success(params));
         handOverPendingWrites(ctx, framer);
@@ -295,7 +295,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
         // RFC 6581 §3-§4: the Initiator is in full operation; it reports the failure in a Terminate
         // (Layer 2 LLP, EType 0 MPA, code 6 or 7) as its first FPDU, then closes.
         finish();
-        LOG.warn("{} peer {}: {}", ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+        LOG.warn("peer {}: {}", PeerAddress.of(ctx), e.getMessage());
         failPendingWrites(e);
         startupPromise.tryFailure(e);
         ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(e));
@@ -319,7 +319,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
 
     private void reject(ChannelHandlerContext ctx, MpaRejectedException rejection) {
         finish();
-        LOG.info("{} MPA startup rejected ({}); TCP left open", ctx.channel(),
+        LOG.info("{} MPA startup rejected ({}); TCP left open", PeerAddress.of(ctx),
                 rejection.rejectedLocally() ? "by the local ULP" : "by the peer");
         failPendingWrites(rejection);
         startupPromise.tryFailure(rejection);
@@ -332,7 +332,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             return;
         }
         finish();
-        LOG.warn("{} MPA startup with {} failed: {}{}", ctx.channel(), ctx.channel().remoteAddress(),
+        LOG.warn("MPA startup with {} failed: {}{}", PeerAddress.of(ctx),
                 e.getMessage(), close ? "; closing the connection" : "");
         failPendingWrites(e);
         startupPromise.tryFailure(e);

@@ -88,7 +88,7 @@ final class VitcpNegotiation {
         return ViSegment.builder(type).endOfMessage(true).trailer(trailer).build();
     }
 
-    static String describe(ChannelHandlerContext ctx) {
-        return String.valueOf(ctx.channel().remoteAddress());
+    static Object describe(ChannelHandlerContext ctx) {
+        return PeerAddress.of(ctx);
     }
 }

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
+import dev.iwarp.mpa.PeerAddress;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -61,7 +62,7 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         if (e.isSuccess()) {
             established = true;
             if (LOG.isDebugEnabled()) {
-                LOG.debug("TLS with {} established: {}", ctx.channel().remoteAddress(), describeSession(ctx));
+                LOG.debug("TLS with {} established: {}", PeerAddress.of(ctx), describeSession(ctx));
             }
             afterHandshake.accept(ctx.pipeline());
             handshake.trySuccess(ctx.channel());
@@ -73,7 +74,7 @@ final class TlsLifecycle extends ChannelDuplexHandler {
 
     private void fail(ChannelHandlerContext ctx, TlsException failure) {
         if (handshake.tryFailure(failure)) {
-            LOG.warn("TLS with {} failed: {}", ctx.channel().remoteAddress(), failure.getMessage());
+            LOG.warn("TLS with {} failed: {}", PeerAddress.of(ctx), failure.getMessage());
         }
         closing = true;
         // after what the TLS handler is still writing in this event (its fatal alert) has been queued
@@ -97,7 +98,7 @@ final class TlsLifecycle extends ChannelDuplexHandler {
                 closing = true;
                 TlsException e = new TlsException(TlsException.Kind.BAD_RECORD, "TLS connection failed: " + reason(c), c);
                 TlsLayer.recordFailure(ctx.channel(), e);
-                LOG.warn("TLS with {} failed, closing: {}", ctx.channel().remoteAddress(), reason(c));
+                LOG.warn("TLS with {} failed, closing: {}", PeerAddress.of(ctx), reason(c));
             }
             ctx.channel().close();
             return;
@@ -117,7 +118,7 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             TlsLayer.recordFailure(ctx.channel(), new TlsException(TlsException.Kind.TRUNCATED,
                     "the peer closed TCP without a TLS close_notify (RFC 8446 §6.1): the stream may be truncated", null));
             LOG.warn("{} closed TCP without a TLS close_notify: the stream may be truncated; what it carried"
-                    + " after the last complete FPDU is discarded", ctx.channel().remoteAddress());
+                    + " after the last complete FPDU is discarded", PeerAddress.of(ctx));
         }
         super.channelInactive(ctx);
     }

@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.vitcp.PeerAddress;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.ViRemoteErrorCode;
 import dev.iwarp.vitcp.ViSegment;
@@ -170,7 +171,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     // =================================================================== errors
 
     private void protocolViolation(VitcpProtocolException e, int messageNumber) {
-        log.warn("VI/TCP {}: {}; closing", ctx.channel().remoteAddress(), e.getMessage());
+        log.warn("VI/TCP {}: {}; closing", PeerAddress.of(ctx), e.getMessage());
         fail(e.getMessage(), e.viErrorType(), messageNumber, ViStatus.FLUSHED);
     }
 
@@ -179,7 +180,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         if (cause instanceof VitcpProtocolException e) {
             protocolViolation(e, rx.lastGoodMessage());
         } else {
-            log.debug("VI/TCP {}: {}", ctx.channel().remoteAddress(), cause.toString());
+            log.debug("VI/TCP {}: {}", PeerAddress.of(ctx), cause.toString());
             fail(cause.toString(), 0, 0, ViStatus.FLUSHED);
         }
     }

@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.vitcp.PeerAddress;
 import dev.iwarp.vitcp.ViRdmaHeader;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.ViRemoteErrorCode;
@@ -226,7 +227,7 @@ final class ViReceiver {
     private void finish(InMessage m) {
         if (m.error != 0) {
             // Unreliable: the message is dropped, its descriptor (if any) completes in error, the VI continues
-            log.info("VI/TCP {}: dropping message 0x{}: {}", ctx().channel().remoteAddress(),
+            log.info("VI/TCP {}: dropping message 0x{}: {}", PeerAddress.of(ctx()),
                     Integer.toHexString(m.messageNumber), m.errorText);
             if (m.recv != null) {
                 recvCompletion(m, localStatus(m.error));
@@ -333,7 +334,7 @@ final class ViReceiver {
 
     /** A protection or descriptor error in a message the peer sent, on a reliable VI. */
     private void remoteError(InMessage m) {
-        log.warn("VI/TCP {}: message 0x{} in error ({}): {}", ctx().channel().remoteAddress(),
+        log.warn("VI/TCP {}: message 0x{} in error ({}): {}", PeerAddress.of(ctx()),
                 Integer.toHexString(m.messageNumber), ViRemoteErrorCode.describe(m.error), m.errorText);
         if (m.recv != null) {
             endpoint.recvCq().add(new ViCompletion(m.recv.wrId, m.type == ViSegmentType.SEND ? ViOpcode.RECV
@@ -345,7 +346,7 @@ final class ViReceiver {
     /** draft §3.6, action 2: deliver with transport error; close if reliable; RR sends an UTE Message ACK. */
     void crcError(ViSegment s) {
         boolean unreliable = conn.reliabilityLevel() == ViReliabilityLevel.UNRELIABLE;
-        log.warn("VI/TCP {}: CRC error in {} 0x{} ({})", ctx().channel().remoteAddress(), s.type(),
+        log.warn("VI/TCP {}: CRC error in {} 0x{} ({})", PeerAddress.of(ctx()), s.type(),
                 Integer.toHexString(s.messageNumber()), unreliable ? "continuing, Unreliable" : "closing");
         if (s.type() == ViSegmentType.SEND) {
             if (unreliable) {

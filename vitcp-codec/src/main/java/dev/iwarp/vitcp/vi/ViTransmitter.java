@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.vitcp.PeerAddress;
 import dev.iwarp.vitcp.ViRdmaHeader;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.ViRemoteErrorCode;
@@ -271,7 +272,7 @@ final class ViTransmitter {
                 }
             }
             // §3.2: "Message ACK is invalid on subsequent messages": the VI is broken
-            log.warn("VI/TCP {}: peer reported {} on message 0x{} (IS error code {})", ctx().channel().remoteAddress(),
+            log.warn("VI/TCP {}: peer reported {} on message 0x{} (IS error code {})", PeerAddress.of(ctx()),
                     ViRemoteErrorCode.describe(viErrorType), Integer.toHexString(ack),
                     ViRemoteErrorCode.isErrorCode(viErrorType));
             owner.fail("peer reported " + ViRemoteErrorCode.describe(viErrorType), 0, 0, ViStatus.FLUSHED);

@@ -1,0 +1,167 @@
+package dev.iwarp.server;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The doc test of what serve logs: a README block marked {@code <!-- doc-test: serve log, then: CLIENT; CLIENT -->}
+ * is a {@code serve} command line and the lines serve prints. The test starts that serve as a process of its own
+ * (the jar's {@code logback.xml}, so the lines are a user's), on port 0 of loopback; runs each CLIENT command
+ * in-process against it ({@code 127.0.0.1} becomes serve's address, {@code FINGERPRINT} the certificate fingerprint
+ * serve logged), each must exit 0; stops serve with SIGTERM, as Ctrl-C or {@code kill} would; and compares what serve
+ * printed to stderr with the block, both sides normalised as {@link ReadmeSamplesTest#normalise} and {@link #normalise}.
+ */
+class ReadmeServeLogTest {
+    static final String MARK = "<!-- doc-test: serve log";
+    private static final Pattern PROMPT = Pattern.compile("^\\$ java -jar (iwarp-server/target/)?iwarp-server\\.jar ");
+    private static final Pattern LISTENING = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern FINGERPRINT = Pattern.compile("SHA256:[0-9A-F]{2}(:[0-9A-F]{2}){31}");
+
+    /** Masks what differs from run to run and machine to machine: times, memory figures, the fingerprint. */
+    static String normalise(String line) {
+        return ReadmeSamplesTest.normalise(line)
+                .replaceAll("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ", "HH:MM:SS.mmm ")
+                .replaceAll("memory budget [\\d.]+ [KMGT]iB \\(3/4 of the [\\d.]+ [KMGT]iB direct-memory limit\\); \\d+ ",
+                        "memory budget N (3/4 of the N direct-memory limit); N ")
+                .replaceAll(FINGERPRINT.pattern(), "SHA256:FINGERPRINT");
+    }
+
+    private record Block(String where, String serve, List<String> clients, List<String> expected) {
+    }
+
+    private static List<Block> blocks(Path readme) throws Exception {
+        List<String> lines = Files.readAllLines(readme);
+        List<Block> out = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i).trim();
+            if (!l.startsWith(MARK)) {
+                continue;
+            }
+            String rest = l.substring(MARK.length()).replace("-->", "").trim();
+            List<String> clients = new ArrayList<>();
+            if (rest.startsWith(", then:")) {
+                for (String c : rest.substring(", then:".length()).split(";")) {
+                    clients.add(c.trim());
+                }
+            }
+            int j = i + 1;
+            while (!lines.get(j).startsWith("```")) {
+                j++;
+            }
+            Matcher prompt = PROMPT.matcher(lines.get(j + 1));
+            assertTrue(prompt.find(), readme + ":" + (j + 2) + " is not a serve command: " + lines.get(j + 1));
+            String serve = lines.get(j + 1).substring(prompt.end());
+            List<String> expected = new ArrayList<>();
+            for (j += 2; !lines.get(j).startsWith("```"); j++) {
+                expected.add(normalise(lines.get(j)));
+            }
+            out.add(new Block(readme + ":" + (i + 1), serve, clients, expected));
+            i = j;
+        }
+        return out;
+    }
+
+    /** {@code args} with the value of {@code --port} (serve's) 0. */
+    private static List<String> onPortZero(List<String> args) {
+        List<String> a = new ArrayList<>(args);
+        int p = a.indexOf("--port");
+        if (p >= 0) {
+            a.set(p + 1, "0");
+        } else {
+            a.addAll(List.of("--port", "0"));
+        }
+        return a;
+    }
+
+    private static List<String> serveLog(Block b) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dlogback.configurationFile=" + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
+                "-cp", mainClassPath(), Main.class.getName()));
+        command.addAll(onPortZero(ReadmeSamplesTest.args(b.serve())));
+        Path err = Files.createTempFile("serve-log", ".txt");
+        Path out = Files.createTempFile("serve-out", ".txt");
+        Process serve = new ProcessBuilder(command).redirectError(err.toFile()).redirectOutput(out.toFile()).start();
+        try {
+            Matcher listening = null;
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < end; Thread.sleep(50)) {
+                Matcher m = LISTENING.matcher(Files.readString(err));
+                if (m.find()) {
+                    listening = m;
+                    break;
+                }
+                assertTrue(serve.isAlive(), () -> b.where() + " serve exited: " + read(err));
+            }
+            assertTrue(listening != null, () -> b.where() + " serve did not listen: " + read(err) + read(out) + command);
+            Matcher fp = FINGERPRINT.matcher(Files.readString(err));
+            String fingerprint = fp.find() ? fp.group() : "FINGERPRINT";
+            for (String client : b.clients()) {
+                List<String> args = new ArrayList<>();
+                for (String a : ReadmeSamplesTest.args(client)) {
+                    args.add(a.matches("127\\.0\\.0\\.1(:\\d+)?") ? "127.0.0.1:" + listening.group(1)
+                            : a.equals("FINGERPRINT") ? fingerprint : a);
+                }
+                StringWriter said = new StringWriter();
+                int code = Main.run(args.toArray(new String[0]), new PrintWriter(said, true), new PrintWriter(said, true));
+                assertEquals(0, code, b.where() + " client " + args + ": " + said);
+            }
+            Thread.sleep(300); // the last session's close line follows its client's exit
+        } finally {
+            serve.destroy(); // SIGTERM
+            if (!serve.waitFor(30, TimeUnit.SECONDS)) {
+                serve.destroyForcibly();
+            }
+        }
+        List<String> got = new ArrayList<>();
+        read(err).lines().map(ReadmeServeLogTest::normalise).forEach(got::add);
+        Files.deleteIfExists(err);
+        Files.deleteIfExists(out);
+        return got;
+    }
+
+    /** The test's class path without the test classes and the testkit (its logback configurator keeps logs back). */
+    private static String mainClassPath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(e -> !e.contains("test-classes") && !e.contains("iwarp-testkit") && !e.contains("junit")
+                        && !e.contains("jazzer"))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
+    @Test
+    void markedServeLogsAreWhatServePrints() throws Exception {
+        List<Block> all = new ArrayList<>(blocks(Path.of("README.md")));
+        all.addAll(blocks(Path.of("..", "README.md")));
+        assertTrue(all.size() >= 2, "marked serve logs found: " + all.size());
+        for (Block b : all) {
+            assertEquals(b.expected(), serveLog(b), b.where() + " " + b.serve());
+        }
+    }
+
+    @Test
+    void theNormalisation() {
+        assertEquals("HH:MM:SS.mmm INFO  ServeCommand - memory budget N (3/4 of the N direct-memory limit); N connections",
+                normalise("14:19:00.723 INFO  ServeCommand - memory budget 4.4 GiB (3/4 of the 5.9 GiB direct-memory "
+                        + "limit); 33907 connections"));
+        assertEquals("pin SHA256:FINGERPRINT)", normalise("pin SHA256:68:94:1C:F8:97:DA:7E:4C:86:6D:BD:9D:D5:11:1F:D6:B2:EE"
+                + ":A4:FB:7F:25:2E:37:5A:AB:F3:17:77:6C:51:D0)"));
+    }
+}
