@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * A framing below DDP and RDMAP (MPA, IFT or the SCTP adaptation) as the bootstrap uses it: the channels it
  * runs on, which handlers to install for each side, whether its startup carries private data, and how to
  * retry. An implementation installs the framing's own startup handler and one adapter that turns the
- * framing's startup event and errors into DDP's lower-layer contract ({@link dev.iwarp.ddp.llp}); DDP and RDMAP then run unchanged.
+ * framing's startup event and errors into DDP's lower-layer contract ({@link dev.iwarp.ddp.llp}); DDP and
+ * RDMAP then run unchanged.
  *
  * <p>To add a framing: write its module (Netty only, no DDP or RDMAP types), implement this
  * interface and its adapter here, give {@link ConnectOptions} and {@link IwarpStack#listen} users a
