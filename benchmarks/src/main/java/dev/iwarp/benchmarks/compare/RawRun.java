@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>PIPELINE: length-prefixed frames with the same credit scheme as ours; ordinary flush
  *       coalescing (one flush per batch written, one per read batch).</li>
  * </ul>
+ * TLS cases put Netty's {@link io.netty.handler.ssl.SslHandler} from {@link RawTls} first on both sides.
  */
 @SuppressWarnings("try") // close() waits for the event loops to stop, so it may be interrupted
 final class RawRun extends CompareRun {
@@ -83,6 +84,9 @@ final class RawRun extends CompareRun {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (c.tls()) {
+                            ch.pipeline().addLast(RawTls.server());
+                        }
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
                         }
@@ -96,12 +100,18 @@ final class RawRun extends CompareRun {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (c.tls()) {
+                            ch.pipeline().addLast(RawTls.client());
+                        }
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
                         }
                         ch.pipeline().addLast(new ClientHandler());
                     }
                 }).connect(listener.localAddress()).sync().channel();
+        if (c.tls()) { // traffic starts after the handshake, as ours does
+            client.pipeline().get(io.netty.handler.ssl.SslHandler.class).handshakeFuture().sync();
+        }
         clientLoop = client.eventLoop();
         serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
     }
