@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

@@ -1,6 +1,6 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.mpa.PeerAddress;
+import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;

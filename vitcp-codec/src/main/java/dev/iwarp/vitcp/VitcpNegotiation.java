@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp;
 
+import dev.iwarp.framing.PeerAddress;
 import io.netty.channel.ChannelHandlerContext;
 
 import java.util.List;

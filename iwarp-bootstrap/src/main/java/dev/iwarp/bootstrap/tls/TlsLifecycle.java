@@ -1,6 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
-import dev.iwarp.mpa.PeerAddress;
+import dev.iwarp.framing.PeerAddress;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;

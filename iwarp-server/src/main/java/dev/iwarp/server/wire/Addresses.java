@@ -1,5 +1,7 @@
 package dev.iwarp.server.wire;
 
+import io.netty.util.NetUtil;
+
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,41 +32,12 @@ public final class Addresses {
         return (named ? host + " (" + text + ")" : literal) + ":" + a.getPort();
     }
 
-    /** RFC 5952 §4.2: the longest run of two or more zero groups as "::", lower case ("::1", not Java's "0:0:..:1"). */
+    /** RFC 5952 §4 (Netty's NetUtil writes it so): lower case, the first longest zero run as "::" ("::1"). */
     static String compressed(Inet6Address ip) {
-        byte[] b = ip.getAddress();
-        int[] g = new int[8];
-        for (int i = 0; i < 8; i++) {
-            g[i] = (b[2 * i] & 0xFF) << 8 | b[2 * i + 1] & 0xFF;
-        }
-        int best = -1;
-        int bestLen = 1;
-        for (int i = 0; i < 8; ) {
-            int j = i;
-            while (j < 8 && g[j] == 0) {
-                j++;
-            }
-            if (j - i > bestLen) {
-                best = i;
-                bestLen = j - i;
-            }
-            i = j == i ? i + 1 : j;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 8; i++) {
-            if (i == best) {
-                sb.append("::");
-                i += bestLen - 1;
-                continue;
-            }
-            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
-                sb.append(':');
-            }
-            sb.append(Integer.toHexString(g[i]));
-        }
+        String text = NetUtil.toAddressString(ip);
         String scope = ip.getScopeId() != 0 ? "%" + ip.getScopeId()
                 : ip.getScopedInterface() != null ? "%" + ip.getScopedInterface().getName() : "";
-        return sb + scope;
+        return text + scope;
     }
 
     /** A literal spelled differently ({@code 0:0:0:0:0:0:0:1} for {@code ::1}) is still not a name. */

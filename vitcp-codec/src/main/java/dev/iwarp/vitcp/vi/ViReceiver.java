@@ -1,6 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
-import dev.iwarp.vitcp.PeerAddress;
+import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.vitcp.ViRdmaHeader;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.ViRemoteErrorCode;

@@ -1,6 +1,7 @@
-package dev.iwarp.mpa;
+package dev.iwarp.framing;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.NetUtil;
 
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
@@ -10,8 +11,8 @@ import java.net.SocketAddress;
  * A peer's address as this module's log lines write it: {@code 127.0.0.1:5555}, {@code [::1]:5555} (RFC 5952 §4.2),
  * the form the tools and serve use, rather than Netty's channel form {@code [id: 0x..., L:/... - R:/...]} or
  * {@link InetSocketAddress#toString}'s {@code /127.0.0.1:5555}. Still an {@link InetSocketAddress}, so that whatever
- * inspects log arguments (a per-peer log budget) finds the peer. A copy of it lives in each framing module, which
- * depend on nothing but Netty.
+ * inspects log arguments (a per-peer log budget) finds the peer. Shared by the framing modules, which depend on
+ * nothing but Netty and this module.
  */
 public final class PeerAddress extends InetSocketAddress {
     private static final long serialVersionUID = 1L;
@@ -33,40 +34,11 @@ public final class PeerAddress extends InetSocketAddress {
 
     @Override
     public String toString() {
+        // NetUtil writes IPv6 as RFC 5952 §4 recommends (lower case, the first longest zero run as "::")
+        String ip = NetUtil.toAddressString(getAddress());
         if (!(getAddress() instanceof Inet6Address v6)) {
-            return getAddress().getHostAddress() + ":" + getPort();
+            return ip + ":" + getPort();
         }
-        byte[] b = v6.getAddress();
-        int[] g = new int[8];
-        for (int i = 0; i < 8; i++) {
-            g[i] = (b[2 * i] & 0xFF) << 8 | b[2 * i + 1] & 0xFF;
-        }
-        int best = -1;
-        int bestLen = 1;
-        for (int i = 0, j; i < 8; i = Math.max(j, i + 1)) {
-            for (j = i; j < 8 && g[j] == 0; j++) {
-                // the run of zero groups starting at i
-            }
-            if (j - i > bestLen) {
-                best = i;
-                bestLen = j - i;
-            }
-        }
-        StringBuilder sb = new StringBuilder("[");
-        for (int i = 0; i < 8; i++) {
-            if (i == best) {
-                sb.append("::");
-                i += bestLen - 1;
-                continue;
-            }
-            if (sb.charAt(sb.length() - 1) != ':' && sb.length() > 1) {
-                sb.append(':');
-            }
-            sb.append(Integer.toHexString(g[i]));
-        }
-        if (v6.getScopeId() != 0) {
-            sb.append('%').append(v6.getScopeId());
-        }
-        return sb.append("]:").append(getPort()).toString();
+        return "[" + ip + (v6.getScopeId() != 0 ? "%" + v6.getScopeId() : "") + "]:" + getPort();
     }
 }

@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.framing;
 
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +22,7 @@ class PeerAddressTest {
         assertEquals("[fe80::1]:7174", of("fe80:0:0:0:0:0:0:1", 7174));
         assertEquals("[::]:7174", of("::", 7174));
         assertEquals("192.0.2.1:1", String.valueOf(PeerAddress.of(new InetSocketAddress("192.0.2.1", 1))));
-        assertEquals("?", String.valueOf(PeerAddress.of(null)));
+        assertEquals("?", String.valueOf(PeerAddress.of((java.net.SocketAddress) null)));
     }
 
     @Test
