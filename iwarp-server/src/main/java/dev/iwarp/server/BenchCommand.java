@@ -64,7 +64,7 @@ final class BenchCommand implements Callable<Integer> {
     int depth = 16;
 
     @Option(names = "--warmup", paramLabel = "stable|N|Ns", description = "Warm-up before measuring, not in the "
-            + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 % of each other, at most "
+            + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% of each other, at most "
             + "--warmup-max), N messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none "
             + "(default: ${DEFAULT-VALUE}).")
     String warmup = "stable";
