@@ -228,7 +228,7 @@ final class ServeCommand implements Callable<Integer> {
             // the CRC option is always offered: the client decides (§3.6), unless --crc requires it
             ServerWire vi = VitcpWire.server(wire.vitcpConfig(true, readWindow)
                     .incomingTimeout(java.time.Duration.ofMillis(startupTimeoutMs)).build(),
-                    wire.discriminatorOctets(), crc, 2);
+                    wire.discriminatorOctets(), crc, 2, metrics.ioHandlers());
             return serveUntilSignal(start(config, () -> RpingServer.start(config, vi)), null);
         }
         if (wire.sctp()) {
