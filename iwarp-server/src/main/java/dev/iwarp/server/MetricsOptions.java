@@ -49,6 +49,12 @@ public final class MetricsOptions {
         return m == null ? stack : stack.observer(m).ioHandlerFactory(m.eventLoops());
     }
 
+    /** Wraps event loops' I/O handlers to meter their busy time when metrics are on (loops serve builds itself). */
+    java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers() {
+        ServeMetrics m = metrics();
+        return m == null ? java.util.function.UnaryOperator.identity() : m.eventLoops();
+    }
+
     /** Reports the memory budget's committed octets, limit and refusals (when metrics are on). */
     void budget(dev.iwarp.verbs.MemoryBudget budget) {
         ServeMetrics m = metrics();

@@ -231,7 +231,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         try {
             // the CRC option is always offered to a VI/TCP client: it decides, unless --crc requires it
-            ToolWire.ServerSide side = new ToolWire.ServerSide(readWindow, startupTimeoutMs, crc, 2);
+            ToolWire.ServerSide side = new ToolWire.ServerSide(readWindow, startupTimeoutMs, crc, 2,
+                    metrics.ioHandlers());
             return serveUntilSignal(start(config, () -> tool.startServer(config, stack, tlsSettings, side)), capture);
         } catch (Exception e) {
             if (capture != null) {

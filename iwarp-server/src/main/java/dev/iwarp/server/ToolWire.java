@@ -15,9 +15,13 @@ import dev.iwarp.server.wire.VitcpWire;
  * ask this strategy and never branch on the wire themselves; {@link WireOptions#tool()} picks it.
  */
 abstract class ToolWire {
-    /** How a server differs between serve and demo: VI/TCP's read window, incoming timeout, CRC rule and threads. */
-    record ServerSide(int readWindow, long incomingTimeoutMs, boolean requireCrc, int threads) {
-        static final ServerSide DEMO = new ServerSide(16, 0, false, 1);
+    /**
+     * How a server differs between serve and demo: VI/TCP's read window, incoming timeout, CRC rule, threads, and
+     * what wraps its own event loops' I/O handlers (serve's busy-time metrics).
+     */
+    record ServerSide(int readWindow, long incomingTimeoutMs, boolean requireCrc, int threads,
+                      java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers) {
+        static final ServerSide DEMO = new ServerSide(16, 0, false, 1, java.util.function.UnaryOperator.identity());
     }
 
     final WireOptions options;
@@ -219,7 +223,7 @@ abstract class ToolWire {
                 vi.incomingTimeout(java.time.Duration.ofMillis(side.incomingTimeoutMs()));
             }
             return RpingServer.start(config, VitcpWire.server(vi.build(), options.discriminatorOctets(),
-                    side.requireCrc(), side.threads()));
+                    side.requireCrc(), side.threads(), side.ioHandlers()));
         }
 
         @Override

@@ -19,6 +19,7 @@ import dev.iwarp.vitcp.vi.ViProvider;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import org.slf4j.Logger;
@@ -35,6 +36,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The VI/TCP adapter (draft-dicecco-vitcp-01): the wire-neutral shapes over vitcp-codec's VI API
@@ -68,7 +70,16 @@ public final class VitcpWire {
      * @param threads    event loop threads
      */
     public static ServerWire server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads) {
-        return new Server(config, discriminator, requireCrc, threads);
+        return server(config, discriminator, requireCrc, threads, UnaryOperator.identity());
+    }
+
+    /**
+     * As above, with the event loops' {@link IoHandlerFactory} passed through {@code ioHandlers} (serve's metrics
+     * wrap it to measure each loop's busy time, as they do an iWARP stack's loops).
+     */
+    public static ServerWire server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads,
+                                    UnaryOperator<IoHandlerFactory> ioHandlers) {
+        return new Server(config, discriminator, requireCrc, threads, ioHandlers);
     }
 
     /** The client side: {@code base} gives reliability level, MTU, CRC mode; connects to {@code discriminator}. */
@@ -287,9 +298,9 @@ public final class VitcpWire {
         private final java.util.Set<ProtectionDomain> domains =
                 java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
-        Side(byte[] discriminator, int threads) {
+        Side(byte[] discriminator, int threads, UnaryOperator<IoHandlerFactory> ioHandlers) {
             this.discriminator = discriminator.clone();
-            this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+            this.group = new MultiThreadIoEventLoopGroup(threads, ioHandlers.apply(NioIoHandler.newFactory()));
             this.provider = new ViProvider(group);
         }
 
@@ -323,8 +334,9 @@ public final class VitcpWire {
         private final VitcpConfig config;
         private final boolean requireCrc;
 
-        Server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads) {
-            super(discriminator, threads);
+        Server(VitcpConfig config, byte[] discriminator, boolean requireCrc, int threads,
+               UnaryOperator<IoHandlerFactory> ioHandlers) {
+            super(discriminator, threads, ioHandlers);
             this.config = config;
             this.requireCrc = requireCrc;
         }
@@ -412,7 +424,7 @@ public final class VitcpWire {
         private final VitcpConfig base;
 
         Client(VitcpConfig base, byte[] discriminator, int threads) {
-            super(discriminator, threads);
+            super(discriminator, threads, UnaryOperator.identity());
             this.base = base;
         }
 
