@@ -2,6 +2,7 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ddp.DdpException;
+import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
@@ -45,8 +46,9 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = new QueuePair(this);
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
-        stream.requester = new Requester(stream);
-        stream.responder = new Responder(stream);
+        TaggedBufferTable table = pd.device().table();
+        stream.requester = new Requester(stream, stream.tx, sendCq, table, pd);
+        stream.responder = new Responder(stream, stream.tx, recvCq, table, pd);
         receiver = new Receiver(stream, qp);
         stream.sendQueueDepth = pd.device().sendQueueDepth();
         stream.tx.readResponseRate(pd.device().readResponseRate());

@@ -5,6 +5,7 @@ import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.rdmap.AtomicOp;
@@ -28,6 +29,14 @@ import java.util.Set;
  */
 final class Requester {
     private final StreamState stream;
+    /** Where requests and the RTR are written and flushed. */
+    private final Transmitter tx;
+    /** Where send-queue completions go, in submission order. */
+    private final CompletionQueue sendCq;
+    /** The tagged buffers (STags) Read and Atomic Responses are placed into (RFC 5041 §4). */
+    private final TaggedBufferTable table;
+    /** The protection domain local SGEs and sinks must belong to. */
+    private final ProtectionDomain pd;
     private final ArrayDeque<SendRequest> sendQueue = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** RDMA Reads and atomics awaiting their response, oldest first (the ORQ). */
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>(1); // grows as used: idle streams stay small
@@ -40,9 +49,14 @@ final class Requester {
     /** Read and Atomic Requests written inside the current read batch and not flushed yet. */
     private int requestsHeld;
 
-    Requester(StreamState stream) {
+    Requester(StreamState stream, Transmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
+            ProtectionDomain pd) {
         this.stream = stream;
-        order = new SubmissionOrder(stream);
+        this.tx = tx;
+        this.sendCq = sendCq;
+        this.table = table;
+        this.pd = pd;
+        order = new SubmissionOrder(stream, sendCq);
     }
 
     /** RTS: ORD from the lower layer; the Initiator's RFC 6581 RTR goes first. */
@@ -58,26 +72,26 @@ final class Requester {
         RdmapWire wire = stream.wire;
         switch (type) {
             case WRITE:
-                stream.tx.enqueue(wire.writeRtr(), null);
+                tx.enqueue(wire.writeRtr(), null);
                 break;
             case READ:
                 // a zero-length Read takes an ORD credit and gets a zero-length Read Response
                 outstanding.add(new Outstanding().read(null, 0, 0, 0));
-                stream.tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
+                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
                 break;
             case SEND:
             default:
-                stream.tx.enqueue(wire.sendRtr(), null);
+                tx.enqueue(wire.sendRtr(), null);
                 break;
         }
-        stream.tx.transmit(true);
+        tx.transmit(true);
     }
 
     void postSend(SendRequest wr) {
         QpState s = stream.state;
         if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
             stream.sendSlotFreed();
-            stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
         sendQueue.add(wr);
@@ -109,9 +123,9 @@ final class Requester {
         }
         if (stream.isRts() || stream.state == QpState.CLOSING) {
             if (posted) {
-                stream.tx.transmitPosted(flush);
+                tx.transmitPosted(flush);
             } else {
-                stream.tx.transmit(flush);
+                tx.transmit(flush);
             }
         }
     }
@@ -132,9 +146,9 @@ final class Requester {
         Sge sge = wr.local();
         if (sge != null) {
             MemoryRegion mr = sge.region();
-            if (!mr.isValid() || mr.pd() != stream.pd || (needsResponse(wr) && !mr.access().contains(Access.LOCAL_WRITE))) {
+            if (!mr.isValid() || mr.pd() != pd || (needsResponse(wr) && !mr.access().contains(Access.LOCAL_WRITE))) {
                 fail(wr, Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
-                        "local SGE " + sge + (mr.pd() != stream.pd ? " of another PD" : "")));
+                        "local SGE " + sge + (mr.pd() != pd ? " of another PD" : "")));
                 return;
             }
         }
@@ -145,7 +159,7 @@ final class Requester {
                 RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
                         ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
                         : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
-                stream.tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), order.startSent(wr));
+                tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), order.startSent(wr));
                 break;
             }
             case RDMA_WRITE:
@@ -154,17 +168,17 @@ final class Requester {
                             "remote TO + length wraps past 2^64"));
                     return;
                 }
-                stream.tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
+                tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
                         order.startSent(wr));
                 break;
             case RDMA_READ:
                 outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
-                stream.tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
+                tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
                         wr.remoteTo(), stream.ctx.alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
-                stream.tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
+                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
                         order.startSent(wr));
                 break;
             case ATOMIC_FETCH_ADD:
@@ -174,7 +188,7 @@ final class Requester {
                         : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
                 outstanding.add(order.startAtomic(wr, id));
-                stream.tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
+                tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
                 requestHeld();
                 break;
@@ -258,11 +272,11 @@ final class Requester {
         if (len == 0) {
             return null;
         }
-        TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.LOCAL_WRITE);
+        TaggedAccessResult r = table.check(stag, pd, to, len, AccessFlags.LOCAL_WRITE);
         if (r != TaggedAccessResult.OK) {
             throw new RdmapException(TerminateCause.of(r.ddpError()), "Read Response sink: " + r);
         }
-        return stream.table.lookup(stag);
+        return table.lookup(stag);
     }
 
     /** The payload of the Read Response segment {@link #readResponseTarget} named was placed. */
@@ -321,7 +335,7 @@ final class Requester {
         SendRequest wr;
         while ((wr = sendQueue.poll()) != null) {
             stream.sendSlotFreed();
-            stream.sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
+            sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
         }
     }
 

@@ -7,7 +7,7 @@ import dev.iwarp.ddp.FreeList;
 import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
-import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.UntaggedPlacement;
 import dev.iwarp.ddp.UntaggedReceiveQueue;
 import dev.iwarp.rdmap.AtomicRequestHeader;
@@ -36,6 +36,14 @@ final class Responder {
     /** Response promises kept for reuse at most. */
     private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
+    /** Where responses are written and flushed. */
+    private final Transmitter tx;
+    /** Where receive completions go. */
+    private final CompletionQueue recvCq;
+    /** The tagged buffers (STags) the peer's Writes, Reads and atomics address (RFC 5041 §4). */
+    private final TaggedBufferTable table;
+    /** The protection domain the STags and receive SGEs must belong to. */
+    private final ProtectionDomain pd;
     /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
     private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /**
@@ -61,8 +69,13 @@ final class Responder {
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
     private io.netty.buffer.ByteBufAllocator responseCopies;
 
-    Responder(StreamState stream) {
+    Responder(StreamState stream, Transmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
+            ProtectionDomain pd) {
         this.stream = stream;
+        this.tx = tx;
+        this.recvCq = recvCq;
+        this.table = table;
+        this.pd = pd;
     }
 
     /** RTS: IRD from the lower layer; a Send RTR to consume makes QN 0 start at MSN 2 (RFC 6581). */
@@ -92,13 +105,13 @@ final class Responder {
     void postRecv(RecvRequest r) {
         QpState s = stream.state;
         if (s == QpState.ERROR || s == QpState.TERMINATE) {
-            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
         MemoryRegion mr = r.sge().region();
-        if (!mr.isValid() || mr.pd() != stream.pd || !mr.access().contains(Access.LOCAL_WRITE)) {
-            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
-                    + " is not a valid LOCAL_WRITE region of " + stream.pd));
+        if (!mr.isValid() || mr.pd() != pd || !mr.access().contains(Access.LOCAL_WRITE)) {
+            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
+                    + " is not a valid LOCAL_WRITE region of " + pd));
             return;
         }
         if (receives == null) {
@@ -126,14 +139,14 @@ final class Responder {
         if (len == 0) {
             return null; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
         }
-        TaggedAccessResult r = stream.table.check(stag, stream.pd, to, len, AccessFlags.REMOTE_WRITE);
+        TaggedAccessResult r = table.check(stag, pd, to, len, AccessFlags.REMOTE_WRITE);
         if (r != TaggedAccessResult.OK) {
             // a Write refused for its rights is RDMAP's access rights violation; the rest are DDP's (RFC 6580 registries)
             throw new RdmapException(r == TaggedAccessResult.ACCESS_RIGHTS
                     ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
                     "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
         }
-        return stream.table.lookup(stag);
+        return table.lookup(stag);
     }
 
     /** The payload of the RDMA Write segment {@link #writeTarget} named was placed. */
@@ -185,7 +198,7 @@ final class Responder {
         long size = in.getUnsignedInt(at + 12);
         int sourceStag = in.getInt(at + 16);
         long sourceTo = in.getLong(at + 20);
-        int max = stream.pd.device().maxReadSize();
+        int max = pd.device().maxReadSize();
         if (max > 0 && size > max) {
             // a resource this responder will not commit, like a Request beyond IRD: RFC 5040 §7.2 Remote
             // Operation Error 0x07, "catastrophic error, localized to RDMAP Stream", before any STag check so
@@ -198,13 +211,13 @@ final class Responder {
             respondRead(sinkStag, sinkTo, Unpooled.EMPTY_BUFFER); // zero-length: no validation (RFC 6581 Read RTR)
             return;
         }
-        TaggedAccessResult r = stream.table.check(sourceStag, stream.pd, sourceTo, size, AccessFlags.REMOTE_READ);
+        TaggedAccessResult r = table.check(sourceStag, pd, sourceTo, size, AccessFlags.REMOTE_READ);
         if (r != TaggedAccessResult.OK) {
             throw new RdmapException(TerminateCause.of(protectionError(r)), ReadRequestHeader.decode(in, at),
                     "Read Request of " + size + " octets from " + hex(sourceStag) + "@0x" + Long.toHexString(sourceTo)
                     + ": " + r);
         }
-        respondRead(sinkStag, sinkTo, stream.table.lookup(sourceStag).read(sourceTo, (int) size));
+        respondRead(sinkStag, sinkTo, table.lookup(sourceStag).read(sourceTo, (int) size));
     }
 
     private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
@@ -220,8 +233,8 @@ final class Responder {
             }
             response.copyEachSegment(responseCopies);
         }
-        stream.tx.enqueue(response, releasesIrdSlot());
-        stream.tx.transmit(false);
+        tx.enqueue(response, releasesIrdSlot());
+        tx.transmit(false);
     }
 
     /** The IRD slot frees once the response left: its last write completed (RFC 5040 §5.2). */
@@ -259,7 +272,7 @@ final class Responder {
         if (h.operation() == null) {
             throw new RdmapException(RdmapError.UNEXPECTED_OPCODE, "unsupported AtomOp");
         }
-        TaggedAccessResult r = stream.table.check(h.remoteStag(), stream.pd, h.remoteTo(), 8, AccessFlags.REMOTE_ATOMIC);
+        TaggedAccessResult r = table.check(h.remoteStag(), pd, h.remoteTo(), 8, AccessFlags.REMOTE_ATOMIC);
         if (r == TaggedAccessResult.OK && (h.remoteTo() & 7) != 0) {
             r = TaggedAccessResult.BASE_OR_BOUNDS; // the 64-bit target must be naturally aligned (RFC 7306)
         }
@@ -267,7 +280,7 @@ final class Responder {
             throw new RdmapException(TerminateCause.of(protectionError(r)), "Atomic " + h.operation() + " on "
                     + hex(h.remoteStag()) + "@0x" + Long.toHexString(h.remoteTo()) + ": " + r);
         }
-        TaggedBuffer tb = stream.table.lookup(h.remoteStag());
+        TaggedBuffer tb = table.lookup(h.remoteStag());
         long original;
         synchronized (tb) { // atomic with respect to other atomics on this region, from any connection
             ByteBuf target = tb.read(h.remoteTo(), 8);
@@ -281,9 +294,9 @@ final class Responder {
                 target.release();
             }
         }
-        stream.tx.enqueue(stream.wire.atomicResponse(new AtomicResponseHeader(h.requestId(), original),
+        tx.enqueue(stream.wire.atomicResponse(new AtomicResponseHeader(h.requestId(), original),
                 stream.ctx.alloc()), releasesIrdSlot());
-        stream.tx.transmit(false);
+        tx.transmit(false);
     }
 
     // ------------------------------------------------------------------ Sends
@@ -319,7 +332,7 @@ final class Responder {
         }
         sendsReceived++;
         sendOctetsReceived += p.messageLength();
-        stream.recvCq.addSuccess(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
+        recvCq.addSuccess(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
                 p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent());
     }
 
@@ -330,7 +343,7 @@ final class Responder {
      * (RFC 5040 §7.2), so that the peer cannot tell them apart (RFC 5042).
      */
     private void invalidate(int stag) {
-        if (!stream.table.invalidateRemotely(stag, stream.pd)) {
+        if (!table.invalidateRemotely(stag, pd)) {
             throw new RdmapException(RdmapError.REMOTE_OPERATION_STAG_CANNOT_BE_INVALIDATED,
                     "Send with Invalidate of " + hex(stag) + ", which it may not invalidate");
         }
@@ -340,11 +353,11 @@ final class Responder {
     void flush(String why) {
         takePosted();
         if (receives != null) {
-            receives.flush(r -> stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
+            receives.flush(r -> recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
         }
         RecvRequest r;
         while ((r = earlyReceives.poll()) != null) {
-            stream.recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
+            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
         }
     }
 

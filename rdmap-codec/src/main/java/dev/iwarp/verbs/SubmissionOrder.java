@@ -16,14 +16,17 @@ final class SubmissionOrder {
     /** Objects of each kind kept for reuse at most (kept only once used: an idle stream holds none). */
     private static final int SPARE = 128; // a send queue 128 deep (perftest's default) allocates nothing once warm
     private final StreamState stream;
+    /** Where the completions go, in submission order. */
+    private final CompletionQueue sendCq;
     private final ArrayDeque<Started> started = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** ORD slots whose completion left, for the next Reads and atomics. */
     private final FreeList<Outstanding> spareSlots = new FreeList<>(SPARE);
     /** Write promises whose write was reported and whose completion left. */
     private final FreeList<Sent> spareSent = new FreeList<>(SPARE);
 
-    SubmissionOrder(StreamState stream) {
+    SubmissionOrder(StreamState stream, CompletionQueue sendCq) {
         this.stream = stream;
+        this.sendCq = sendCq;
     }
 
     /** A started Send, Write or Immediate Data: the promise its message's last write completes. */
@@ -84,7 +87,7 @@ final class SubmissionOrder {
             spareSent.offer((Sent) s); // its write was reported: nothing below holds it any more
         }
         if (wr.isSignaled()) {
-            stream.sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
+            sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
         }
         releaseCompleted();
     }
@@ -99,7 +102,7 @@ final class SubmissionOrder {
             boolean report = !done.isSuccess() || head.wr().isSignaled();
             reuse(head);
             if (report) {
-                stream.sendCq.add(done);
+                sendCq.add(done);
             }
         }
     }
@@ -124,7 +127,7 @@ final class SubmissionOrder {
                     : Completion.error(p.wr().wrId(), Requester.opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
             p.outcome(c);
             if (!c.isSuccess() || p.wr().isSignaled()) {
-                stream.sendCq.add(c);
+                sendCq.add(c);
             }
         }
     }
