@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The server side of one rping connection (rdma-core's rping.c), on either wire: one receive posted at all times;
@@ -71,12 +70,14 @@ public final class RpingSession implements WireCompletionListener {
     private ByteBuf costMemory;
     private WireRegion cost;
 
-    private final AtomicLong reads = new AtomicLong();
-    private final AtomicLong writes = new AtomicLong();
-    private final AtomicLong sends = new AtomicLong();
-    private final AtomicLong echoes = new AtomicLong();
-    private final AtomicLong bytesRead = new AtomicLong();
-    private final AtomicLong bytesWritten = new AtomicLong();
+    // Written only on the connection's event loop (one writer), read from any thread: volatile longs, not six
+    // AtomicLong objects held by every idle connection.
+    private volatile long reads;
+    private volatile long writes;
+    private volatile long sends;
+    private volatile long echoes;
+    private volatile long bytesRead;
+    private volatile long bytesWritten;
 
     private volatile WireConnection conn;
     private SocketAddress peer;
@@ -227,28 +228,28 @@ public final class RpingSession implements WireCompletionListener {
     private void onSendCompletion(long wr, int byteLength) {
         if (wr >= WR_RING_ECHO) {
             int slot = (int) (wr - WR_RING_ECHO);
-            echoes.incrementAndGet();
-            sends.incrementAndGet();
+            echoes++;
+            sends++;
             conn.postRecv(WR_RING_RECV + slot, ring, slot * ringSlot, ringSlot);
         } else if (wr == WR_READ) {
-            reads.incrementAndGet();
-            bytesRead.addAndGet(byteLength);
+            reads++;
+            bytesRead += byteLength;
             goAhead();
         } else if (wr == WR_WRITE) {
             // the Read's data went back; the buffer keeps its memory for the next Read (no 64 KiB allocated and
             // zeroed per advertisement) until the connection closes
-            writes.incrementAndGet();
-            bytesWritten.addAndGet(byteLength);
+            writes++;
+            bytesWritten += byteLength;
             goAhead(); // rdma-core's rping.c: posted after the Write's local completion
         } else if (wr == WR_COST_ANSWER) {
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else if (wr == WR_ECHO) {
             recv.discard(); // the echo is on the wire
-            echoes.incrementAndGet();
-            sends.incrementAndGet();
+            echoes++;
+            sends++;
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else {
-            sends.incrementAndGet();
+            sends++;
         }
     }
 
@@ -309,30 +310,30 @@ public final class RpingSession implements WireCompletionListener {
 
     /** Completed RDMA Reads. */
     public long reads() {
-        return reads.get();
+        return reads;
     }
 
     /** Completed RDMA Writes. */
     public long writes() {
-        return writes.get();
+        return writes;
     }
 
     /** Completed Sends: "go ahead"s and echoes. */
     public long sends() {
-        return sends.get();
+        return sends;
     }
 
     /** Completed echo Sends. */
     public long echoes() {
-        return echoes.get();
+        return echoes;
     }
 
     public long bytesRead() {
-        return bytesRead.get();
+        return bytesRead;
     }
 
     public long bytesWritten() {
-        return bytesWritten.get();
+        return bytesWritten;
     }
 
     /** Waits up to {@code timeoutMs} until at least these many Reads, Writes and Sends completed. */
