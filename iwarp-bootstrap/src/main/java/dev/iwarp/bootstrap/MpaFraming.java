@@ -64,7 +64,9 @@ public final class MpaFraming implements Framing {
      */
     private static void readsDirectly(ChannelPipeline pipeline) {
         ChannelConfig config = pipeline.channel().config();
-        config.setRecvByteBufAllocator(new DirectReadAllocator(config.getRecvByteBufAllocator()));
+        if (!(config.getRecvByteBufAllocator() instanceof DirectReadAllocator)) {
+            config.setRecvByteBufAllocator(new DirectReadAllocator(config.getRecvByteBufAllocator()));
+        }
     }
 
     /** Rev 1 on a new connection when the peer closed on our Rev 2 Request and fallback is on (RFC 6581 §5). */

@@ -22,6 +22,8 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     private ByteBuf destination;
     /** Octets the next ordinary read may take at most (0: as the wrapped allocator guesses). */
     private int nextReadLength;
+    /** Octets socket reads placed straight into destinations. */
+    private long octetsReadDirectly;
 
     public DirectReadAllocator(RecvByteBufAllocator delegate) {
         if (delegate instanceof DirectReadAllocator) {
@@ -40,6 +42,11 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
         nextReadLength = length;
     }
 
+    /** Octets the socket reads of this channel placed straight into payload destinations, so far. */
+    public long octetsReadDirectly() {
+        return octetsReadDirectly;
+    }
+
     @Override
     public Handle newHandle() {
         return new DirectHandle((ExtendedHandle) delegate.newHandle());
@@ -47,6 +54,7 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
 
     private final class DirectHandle implements ExtendedHandle {
         private final ExtendedHandle handle;
+        private boolean intoDestination;
 
         DirectHandle(ExtendedHandle handle) {
             this.handle = handle;
@@ -55,7 +63,8 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
             ByteBuf d = destination;
-            if (d != null && d.isWritable()) {
+            intoDestination = d != null && d.isWritable();
+            if (intoDestination) {
                 return d.retain();
             }
             int n = nextReadLength;
@@ -83,6 +92,10 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
 
         @Override
         public void lastBytesRead(int bytes) {
+            if (intoDestination && bytes > 0) {
+                octetsReadDirectly += bytes;
+            }
+            intoDestination = false;
             handle.lastBytesRead(bytes);
         }
 

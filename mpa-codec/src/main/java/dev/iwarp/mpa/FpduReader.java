@@ -60,7 +60,9 @@ final class FpduReader {
 
     /** Where ULPDUs go (MpaFramer#receiveWith); null: up the pipeline. */
     private UlpduSink sink;
-    /** The channel's allocator, through which the next socket read goes into {@link #destination}; or null. */
+    /** The channel's allocator while socket reads may go into a destination, else null; asked per FPDU. */
+    private java.util.function.Supplier<DirectReadAllocator> directReads;
+    /** What {@link #directReads} answered for the FPDU being read into its destination. */
     private DirectReadAllocator direct;
     /** The sink was asked for this FPDU's destination already (and wants the whole ULPDU). */
     private boolean asked;
@@ -112,6 +114,9 @@ final class FpduReader {
                         if (sink != null && !asked && !markersRx && mayLend && readDirectly(in)) {
                             break;
                         }
+                        if (sink != null && !markersRx && mayLend) {
+                            endNextReadAtHeader(in);
+                        }
                         return false;
                     }
                     if (sink != null) {
@@ -152,9 +157,9 @@ final class FpduReader {
     }
 
     /** From now on ULPDUs go to {@code s}, and payloads are read through {@code d} (may be null). */
-    void receiveWith(UlpduSink s, DirectReadAllocator d, Runnable valid) {
+    void receiveWith(UlpduSink s, java.util.function.Supplier<DirectReadAllocator> d, Runnable valid) {
         sink = s;
-        direct = d;
+        directReads = d;
         validFpdu = valid;
     }
 
@@ -225,10 +230,26 @@ final class FpduReader {
         destinationChecked = d.writerIndex();
         headerLength = hl;
         state = State.READ_PAYLOAD;
+        direct = directReads.get();
         if (direct != null) {
             direct.readInto(d);
         }
         return true;
+    }
+
+    /**
+     * A large FPDU not read directly (too little of it due): the next read ends at the following FPDU's DDP
+     * header, so that a large payload behind it is read directly.
+     */
+    private void endNextReadAtHeader(ByteBuf in) {
+        if (fpduUlpduLength < MpaFramer.DIRECT_READ_MIN || in.readableBytes() <= LENGTH_FIELD) {
+            return;
+        }
+        DirectReadAllocator d = directReads.get();
+        if (d != null) {
+            int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
+            d.limitNextRead(fpduWireLength - in.readableBytes() + LENGTH_FIELD + hl);
+        }
     }
 
     /** New octets in {@link #destination}: under the CRC; once the payload is complete, on to the trailer. */

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 
 import java.nio.channels.ClosedChannelException;
@@ -174,16 +175,25 @@ public class MpaFramer extends MpaDuplexDecoder {
      * from the buffers received. Call on the event loop.
      */
     public void receiveWith(UlpduSink sink) {
-        DirectReadAllocator d = null;
-        if (ctx != null && ctx.channel().config().getRecvByteBufAllocator() instanceof DirectReadAllocator
-                && ctx.pipeline().firstContext() == ctx) {
-            d = (DirectReadAllocator) ctx.channel().config().getRecvByteBufAllocator();
-        }
-        reader.receiveWith(sink, d, () -> {
+        reader.receiveWith(sink, this::directReads, () -> {
             if (txHeld) {
                 releaseHeldWrites(this.ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
             }
         });
+    }
+
+    /**
+     * The channel's {@link DirectReadAllocator} while this framer is the first handler (what the socket reads
+     * comes here as read, not through TLS or another handler below), else null. Asked per FPDU read directly:
+     * the startup handler sits below the framer until it removes itself.
+     */
+    private DirectReadAllocator directReads() {
+        ChannelHandlerContext c = ctx;
+        if (c == null || c.pipeline().firstContext() != c) {
+            return null;
+        }
+        RecvByteBufAllocator a = c.channel().config().getRecvByteBufAllocator();
+        return a instanceof DirectReadAllocator ? (DirectReadAllocator) a : null;
     }
 
     @Override
