@@ -229,6 +229,18 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
     }
 
     /**
+     * Direct memory only, and only for a buffer that has its memory (an on-demand one gets it on its first
+     * placement, {@link #placeAt}): a retained slice, so releasing the view never releases the region.
+     */
+    @Override
+    public ByteBuf view(int offset, int length) {
+        if (allocator != null || !memory.isDirect() || length == 0) {
+            return null;
+        }
+        return memory.retainedSlice(memory.readerIndex() + offset, length).clear();
+    }
+
+    /**
      * The octets {@code [to, to + len)} of the region, e.g. the source of an RDMA Read Response, as a
      * retained slice (no copy): the caller owns it and releases it.
      *

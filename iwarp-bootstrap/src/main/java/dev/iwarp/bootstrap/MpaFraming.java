@@ -1,9 +1,11 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.mpa.DirectReadAllocator;
 import dev.iwarp.mpa.MpaRevisionRefusedException;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.mpa.MpaStartupHandler;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelPipeline;
 
 import java.util.Objects;
@@ -42,14 +44,29 @@ public final class MpaFraming implements Framing {
 
     @Override
     public void addInitiator(ChannelPipeline pipeline) {
+        readsDirectly(pipeline);
         pipeline.addLast(IwarpPipeline.MPA, new MpaStartupHandler(MpaRole.INITIATOR, settings));
         pipeline.addLast(IwarpPipeline.LLP, new MpaLlpAdapter(null));
     }
 
     @Override
     public void addResponder(ChannelPipeline pipeline, Consumer<IwarpConnectionRequest> onRequest) {
+        readsDirectly(pipeline);
         pipeline.addLast(IwarpPipeline.MPA, new MpaStartupHandler(MpaRole.RESPONDER, settings));
         pipeline.addLast(IwarpPipeline.LLP, new MpaLlpAdapter(onRequest));
+    }
+
+    /**
+     * Lets the framer say what the next socket read goes into (a payload's destination, or just the octets
+     * up to the next DDP header), so that a large payload is read straight into its region: set here, before
+     * the channel's first read (Netty keeps the handle made then). The framer uses it only while it sees the
+     * socket's octets first (not under TLS).
+     */
+    private static void readsDirectly(ChannelPipeline pipeline) {
+        ChannelConfig config = pipeline.channel().config();
+        if (!(config.getRecvByteBufAllocator() instanceof DirectReadAllocator)) {
+            config.setRecvByteBufAllocator(new DirectReadAllocator(config.getRecvByteBufAllocator()));
+        }
     }
 
     /** Rev 1 on a new connection when the peer closed on our Rev 2 Request and fallback is on (RFC 6581 §5). */

@@ -39,9 +39,10 @@ import java.util.function.Consumer;
  *
  * <p>The {@link LowerLayer}'s writer is {@link MpaFramer#writeUlpdu} (header octets and payload framed
  * without a composite; markers and held FPDUs handled by the framer). Once the core binds its
- * {@link UlpduReceiver}, each ULPDU the framer completes (CRC checked) goes to it, lent as the framer's
- * receive buffer: the framer is the handler right below this adapter (the framing installs them
- * together), so no other handler can keep that buffer.
+ * {@link UlpduReceiver}, the framer hands each ULPDU to it through a {@link ReceiverSink}: a large
+ * payload header first, read from the socket into the memory the receiver names; anything else whole,
+ * CRC checked, copied once into place ({@link UlpduDelivery}). The framer decides which by its own state
+ * (markers, TLS, size); nothing here looks at the pipeline.
  */
 final class MpaLlpAdapter extends ChannelDuplexHandler {
     /** MPA's only Terminate EType (RFC 5044 §8). */
@@ -49,25 +50,9 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
     private final Consumer<IwarpConnectionRequest> onRequest;
 
-    /** Bound by the core once MPA is in full operation: ULPDUs go to it instead of up the pipeline. */
-    private UlpduReceiver receiver;
 
     MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
         this.onRequest = onRequest;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        UlpduReceiver r = receiver;
-        if (r == null || !(msg instanceof ByteBuf)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        try {
-            UlpduDelivery.deliver((ByteBuf) msg, r);
-        } finally {
-            ((ByteBuf) msg).release();
-        }
     }
 
     @Override
@@ -129,13 +114,6 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         return framer;
     }
 
-    /** Whether {@code framer} is the handler right below {@code adapter} (the framing installs them so). */
-    private static boolean framerRightBelow(ChannelHandlerContext adapter, MpaFramer framer) {
-        ChannelHandlerContext f = adapter.pipeline().context(framer);
-        java.util.List<String> names = adapter.pipeline().names();
-        return f != null && names.indexOf(f.name()) + 1 == names.indexOf(adapter.name());
-    }
-
     private LowerLayer lowerLayer(ChannelHandlerContext adapter, MpaFramer framer) {
         return new LowerLayer() {
             @Override
@@ -150,10 +128,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
 
             @Override
             public void receiveWith(UlpduReceiver r) {
-                if (framerRightBelow(adapter, framer)) { // nothing between could keep a lent buffer
-                    framer.lendUlpdus(); // refused with inbound markers: each ULPDU is then a view of its pieces
-                }
-                receiver = r;
+                framer.receiveWith(new ReceiverSink(r));
             }
 
             @Override

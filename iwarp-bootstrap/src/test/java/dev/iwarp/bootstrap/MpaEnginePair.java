@@ -5,7 +5,6 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.mpa.MpaConnectRequest;
-import dev.iwarp.mpa.MpaFramer;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.testkit.Wire;
@@ -169,11 +168,6 @@ final class MpaEnginePair {
                     return lower.transmitHoldReason();
                 }
             };
-        }
-
-        /** Whether this side's MPA framer lends ULPDUs to the engine instead of slicing them. */
-        boolean framerLendsUlpdus() {
-            return ch.pipeline().get(MpaFramer.class).lendsUlpdus();
         }
 
         /** A pooled buffer of {@code size} octets filled with {@code fill}, released at {@link #close()}. */

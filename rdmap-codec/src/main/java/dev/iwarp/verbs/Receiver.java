@@ -94,6 +94,12 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
     }
 
+    /** The region slice a framing reads the payload into; null (then {@link #placeAt}) for on-demand memory. */
+    @Override
+    public ByteBuf view(int offset, int length) {
+        return target.view(offset, length);
+    }
+
     @Override
     public void onPlaced() {
         if (placeFailed) {

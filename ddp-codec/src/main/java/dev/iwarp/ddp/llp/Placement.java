@@ -24,6 +24,19 @@ public final class Placement {
     public interface Target {
         /** Copies {@code len} octets of {@code src} from {@code srcIndex} to {@code offset}; indices unchanged. */
         void placeAt(int offset, ByteBuf src, int srcIndex, int len);
+
+        /**
+         * A writable view of the destination octets {@code [offset, offset + length)}: reader and writer
+         * index 0, capacity {@code length}, over the target's own memory, so that a framing can read the
+         * socket straight into it (the kernel's copy is then the only one, as siw places from the socket
+         * buffer). The caller owns the view and releases it; releasing it never releases the target. Null
+         * when the target has no such memory (e.g. heap memory, whose socket read the JDK copies through
+         * a direct buffer of its own, or memory not yet allocated): the framing then uses
+         * {@link #placeAt}. The receiver checked the range before answering.
+         */
+        default ByteBuf view(int offset, int length) {
+            return null;
+        }
     }
 
     private Kind kind = Kind.DISCARD;

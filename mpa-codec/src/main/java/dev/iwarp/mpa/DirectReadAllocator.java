@@ -1,0 +1,132 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.UncheckedBooleanSupplier;
+
+/**
+ * A channel's receive-buffer allocator through which {@link MpaFramer} says what the next socket read goes
+ * into: the memory a payload is placed in (so the kernel copies the octets straight into a registered
+ * region, once, as siw places from the socket buffer), or a buffer of exactly the octets up to the next
+ * FPDU's DDP header (so that a large payload behind it is not read into an ordinary buffer first). Otherwise
+ * it is the allocator it wraps. Netty's read loop allocates, reads and fires {@code channelRead} before it
+ * allocates again, so an answer given while decoding holds for the very next read.
+ *
+ * <p>One instance per channel, set before the channel's first read (Netty keeps the handle it made then);
+ * the framer finds it in the channel's configuration. Confined to the channel's event loop.
+ */
+public final class DirectReadAllocator implements RecvByteBufAllocator {
+    private final RecvByteBufAllocator delegate;
+    /** The buffer the next read goes into, while it has room; the framer owns it. */
+    private ByteBuf destination;
+    /** Octets the next ordinary read may take at most (0: as the wrapped allocator guesses). */
+    private int nextReadLength;
+    /** Octets socket reads placed straight into destinations. */
+    private long octetsReadDirectly;
+
+    public DirectReadAllocator(RecvByteBufAllocator delegate) {
+        if (delegate instanceof DirectReadAllocator) {
+            delegate = ((DirectReadAllocator) delegate).delegate;
+        }
+        this.delegate = delegate;
+    }
+
+    /** Reads go into {@code buf} (retained for each read) while it is writable; null to stop. */
+    void readInto(ByteBuf buf) {
+        destination = buf;
+    }
+
+    /** The next ordinary read takes at most {@code length} octets (0: no limit); once. */
+    void limitNextRead(int length) {
+        nextReadLength = length;
+    }
+
+    /** Octets the socket reads of this channel placed straight into payload destinations, so far. */
+    public long octetsReadDirectly() {
+        return octetsReadDirectly;
+    }
+
+    @Override
+    public Handle newHandle() {
+        return new DirectHandle((ExtendedHandle) delegate.newHandle());
+    }
+
+    private final class DirectHandle implements ExtendedHandle {
+        private final ExtendedHandle handle;
+        private boolean intoDestination;
+
+        DirectHandle(ExtendedHandle handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc) {
+            ByteBuf d = destination;
+            intoDestination = d != null && d.isWritable();
+            if (intoDestination) {
+                return d.retain();
+            }
+            int n = nextReadLength;
+            if (n > 0) {
+                nextReadLength = 0;
+                return alloc.ioBuffer(n, n); // capacity n exactly: epoll reads up to the capacity
+            }
+            return handle.allocate(alloc);
+        }
+
+        @Override
+        public int guess() {
+            return handle.guess();
+        }
+
+        @Override
+        public void reset(io.netty.channel.ChannelConfig config) {
+            handle.reset(config);
+        }
+
+        @Override
+        public void incMessagesRead(int numMessages) {
+            handle.incMessagesRead(numMessages);
+        }
+
+        @Override
+        public void lastBytesRead(int bytes) {
+            if (intoDestination && bytes > 0) {
+                octetsReadDirectly += bytes;
+            }
+            intoDestination = false;
+            handle.lastBytesRead(bytes);
+        }
+
+        @Override
+        public int lastBytesRead() {
+            return handle.lastBytesRead();
+        }
+
+        @Override
+        public void attemptedBytesRead(int bytes) {
+            handle.attemptedBytesRead(bytes);
+        }
+
+        @Override
+        public int attemptedBytesRead() {
+            return handle.attemptedBytesRead();
+        }
+
+        @Override
+        public boolean continueReading() {
+            return handle.continueReading();
+        }
+
+        @Override
+        public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
+            return handle.continueReading(maybeMoreDataSupplier);
+        }
+
+        @Override
+        public void readComplete() {
+            handle.readComplete();
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A large payload read into the destination the sink names ({@link MpaFramer#receiveWith}): header first, the
+ * payload octets placed there (from ordinary buffers, or read straight into it through a
+ * {@link DirectReadAllocator}), CRC over what was read, and {@code placed} only after the CRC matched.
+ */
+class MpaFramerDirectReadTest {
+    private static final int TAGGED = 14;
+    private static final int UNTAGGED = 18;
+
+    /** Destination memory, as a registered region would be. */
+    private final ByteBuf region = ByteBufAllocator.DEFAULT.directBuffer(65536, 65536).writeZero(65536);
+    private final List<String> calls = new ArrayList<>();
+    private final List<byte[]> whole = new ArrayList<>();
+
+    private final UlpduSink sink = new UlpduSink() {
+        @Override
+        public int headerLength(int firstOctet) {
+            return (firstOctet & 0x80) != 0 ? TAGGED : UNTAGGED;
+        }
+
+        @Override
+        public ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength) {
+            calls.add("header " + headerLength + "+" + payloadLength);
+            if (headerLength != TAGGED) {
+                return null; // untagged: the whole ULPDU, please
+            }
+            return region.retainedSlice(ulpdu.getUnsignedShort(ulpdu.readerIndex() + 2), payloadLength).clear();
+        }
+
+        @Override
+        public void placed() {
+            calls.add("placed");
+        }
+
+        @Override
+        public void ulpdu(ByteBuf ulpdu) {
+            calls.add("ulpdu " + ulpdu.readableBytes());
+            whole.add(MpaTestUtil.bytes(ulpdu));
+        }
+    };
+
+    @AfterEach
+    void release() {
+        assertEquals(1, region.refCnt(), "every view of the region was released");
+        region.release();
+    }
+
+    /** A tagged ULPDU: control 0x81 (T, L... version 1), the offset where the payload goes in octets 2-3. */
+    private static byte[] tagged(int offset, int payloadLength, int seed) {
+        byte[] u = new byte[TAGGED + payloadLength];
+        u[0] = (byte) 0xC1;
+        u[2] = (byte) (offset >> 8);
+        u[3] = (byte) offset;
+        for (int i = TAGGED; i < u.length; i++) {
+            u[i] = (byte) (i * 31 + seed);
+        }
+        return u;
+    }
+
+    private static byte[] untagged(int payloadLength) {
+        byte[] u = new byte[UNTAGGED + payloadLength];
+        u[0] = 0x41;
+        for (int i = UNTAGGED; i < u.length; i++) {
+            u[i] = (byte) (i * 7);
+        }
+        return u;
+    }
+
+    /** The FPDUs of {@code ulpdus} as a sender frames them. */
+    private static byte[] stream(boolean crc, byte[]... ulpdus) {
+        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, false, false, 65535, 65535, false));
+        for (byte[] u : ulpdus) {
+            tx.writeOutbound(Unpooled.wrappedBuffer(u));
+        }
+        byte[] wire = MpaTestUtil.drainOutbound(tx);
+        tx.finishAndReleaseAll();
+        return wire;
+    }
+
+    private EmbeddedChannel receiver(boolean crc) {
+        MpaFramer f = new MpaFramer(crc, false, false, 65535, 65535, false);
+        EmbeddedChannel ch = new EmbeddedChannel(f);
+        f.receiveWith(sink);
+        return ch;
+    }
+
+    private byte[] placed(int offset, int length) {
+        byte[] a = new byte[length];
+        region.getBytes(offset, a);
+        return a;
+    }
+
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void largePayloadGoesToItsDestinationSplitAtEveryByte(boolean crc) {
+        int payload = MpaFramer.DIRECT_READ_MIN + 3;
+        byte[] big = tagged(100, payload, 1);
+        byte[] small = untagged(5);
+        byte[] wire = stream(crc, big, small);
+        for (int cut = 1; cut < wire.length; cut += cut < 64 || cut > wire.length - 64 ? 1 : 97) {
+            calls.clear();
+            whole.clear();
+            region.setZero(0, region.capacity());
+            EmbeddedChannel ch = receiver(crc);
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, cut));
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, cut, wire.length - cut));
+            boolean early = cut >= 2 + TAGGED && cut < 2 + TAGGED + payload - MpaFramer.DIRECT_READ_MIN + 1;
+            List<String> expected = early ? List.of("header 14+" + payload, "placed", "ulpdu 23")
+                    : List.of("ulpdu " + big.length, "ulpdu 23");
+            assertEquals(expected, calls, "cut at " + cut);
+            if (early) {
+                assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(100, payload), "cut at " + cut);
+            }
+            assertArrayEquals(small, whole.get(whole.size() - 1));
+            assertTrue(ch.inboundMessages().isEmpty(), "nothing passed up the pipeline");
+            assertTrue(!ch.finishAndReleaseAll());
+        }
+    }
+
+    @Test
+    void anUntaggedHeaderAnsweredWithNullGetsTheWholeUlpduOnce() {
+        byte[] send = untagged(MpaFramer.DIRECT_READ_MIN * 2);
+        byte[] wire = stream(true, send);
+        EmbeddedChannel ch = receiver(true);
+        for (int i = 0; i < wire.length; i += 1000) {
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, i, Math.min(1000, wire.length - i)));
+        }
+        assertEquals(List.of("header 18+" + (send.length - UNTAGGED), "ulpdu " + send.length), calls);
+        assertArrayEquals(send, whole.get(0));
+        ch.finishAndReleaseAll();
+    }
+
+    /** RFC 5044 §8: a CRC error after placing is still reported (code 2), and nothing is completed. */
+    @Test
+    void aCrcErrorAfterThePayloadWasPlacedIsReportedAndNothingCompletes() {
+        int payload = 20000;
+        byte[] wire = stream(true, tagged(0, payload, 5));
+        wire[2 + TAGGED + 12345] ^= 1;
+        EmbeddedChannel ch = receiver(true);
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 4096));
+        MpaException e = assertThrows(MpaException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer(wire, 4096, wire.length - 4096)));
+        assertEquals(MpaErrorCode.CRC_ERROR, e.errorCode());
+        assertEquals(List.of("header 14+" + payload), calls, "never placed()");
+        ch.finishAndReleaseAll();
+    }
+
+    /**
+     * The channel's read loop, played by hand: once the header is decoded, the next receive buffer is the
+     * destination itself (the octets land there with no copy of ours), then a buffer of exactly pad, CRC and
+     * the next DDP header.
+     */
+    @Test
+    void theNextReceiveBufferIsTheDestinationThenJustTheTrailerAndNextHeader() {
+        int payload = 30000;
+        byte[] big = tagged(8, payload, 9);
+        byte[] wire = stream(true, big, tagged(0, 4, 2));
+        MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
+        ch.config().setRecvByteBufAllocator(alloc);
+        ch.pipeline().addLast(f);
+        f.receiveWith(sink);
+        RecvByteBufAllocator.Handle handle = alloc.newHandle();
+
+        int first = 2 + TAGGED + 100;
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, first));
+        assertEquals(List.of("header 14+" + payload), calls);
+        int at = first;
+        int due = payload - 100;
+        while (due > 0) {
+            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+            assertEquals(due, b.writableBytes(), "sized to the payload still due");
+            assertEquals(region.memoryAddress() + 8 + payload - due, b.memoryAddress() + b.writerIndex(),
+                    "the region's own memory");
+            int n = Math.min(due, 7000); // the kernel's copy
+            b.writeBytes(wire, at, n);
+            ch.writeInbound(b);
+            at += n;
+            due -= n;
+        }
+        ByteBuf t = handle.allocate(ByteBufAllocator.DEFAULT);
+        int trailer = ((-(2 + big.length)) & 3) + 4;
+        assertEquals(trailer + 2 + TAGGED, t.writableBytes(), "pad, CRC and the next header only");
+        t.writeBytes(wire, at, t.writableBytes());
+        at += t.readableBytes();
+        ch.writeInbound(t);
+        assertEquals(List.of("header 14+" + payload, "placed"), calls);
+        assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(8, payload));
+        ByteBuf rest = handle.allocate(ByteBufAllocator.DEFAULT);
+        assertTrue(rest.capacity() > 64, "an ordinary buffer again");
+        rest.writeBytes(wire, at, wire.length - at);
+        ch.writeInbound(rest);
+        assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);
+        assertSame(null, ch.readInbound());
+        ch.finishAndReleaseAll();
+    }
+}
