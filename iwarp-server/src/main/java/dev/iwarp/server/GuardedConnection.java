@@ -183,7 +183,12 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         timer = ctx.executor().schedule(this::onTimer, Math.max(0, due - now()), TimeUnit.NANOSECONDS);
     }
 
+    /** A timer runs outside the pipeline, so its log lines get the connection's MDC here, as the session's do. */
     private void onTimer() {
+        ConnectionLogContext.run(ctx.channel(), this::checkLimits);
+    }
+
+    private void checkLimits() {
         timer = null;
         guard.timerRan();
         if (!ctx.channel().isOpen()) {

@@ -77,6 +77,31 @@ class ServeJsonLogTest {
     }
 
     @Test
+    void aGuardClosingASilentSocketLogsWithTheConnectionsFields() throws Exception {
+        ServerLimits d = ServerLimits.defaults();
+        ServerLimits limits = new ServerLimits(d.maxStartups(), d.maxPerSource(), d.messageDeadlineMs(),
+                d.maxReadSize(), d.sourcePrefixV4(), d.sourcePrefixV6(), d.maxStartupsPerSource(), 200,
+                d.drainTimeoutSec(), d.allowMarkers(), d.tlsHandshakesPerSec());
+        try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
+                        .withLimits(limits), IwarpStack.builder().threads(1).build(), true);
+             Capture log = new Capture("dev.iwarp");
+             java.net.Socket silent = new java.net.Socket("127.0.0.1", server.port())) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            ILoggingEvent line = null;
+            while (line == null && System.nanoTime() < deadline) {
+                line = log.events().stream().filter(e -> e.getFormattedMessage().contains("--first-octet-timeout"))
+                        .findFirst().orElse(null);
+                Thread.sleep(20);
+            }
+            assertNotNull(line, () -> "no first-octet-timeout line: " + lines(log));
+            Map<String, String> mdc = line.getMDCPropertyMap();
+            assertEquals("iwarp", mdc.get(ConnectionLogContext.WIRE), mdc::toString);
+            assertEquals("127.0.0.1:" + silent.getLocalPort(), mdc.get(ConnectionLogContext.PEER), mdc::toString);
+            assertEquals(8, String.valueOf(mdc.get(ConnectionLogContext.CONN)).length(), mdc::toString);
+        }
+    }
+
+    @Test
     void logOptionsSwitchTheConsoleEncoderAndLevels() {
         LoggerContext context = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
         ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
