@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.MpaFraming;
@@ -104,8 +105,7 @@ public final class TlsMulpduThroughput {
             ProtectionDomain spd = server.allocPd();
             ByteBuf target = PooledByteBufAllocator.DEFAULT.directBuffer(size, size).writeZero(size);
             MemoryRegion targetMr = spd.register(target, Access.REMOTE_WRITE);
-            Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(mpa),
-                    c.tls ? serverTls : null,
+            Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), ListenOptions.mpa(mpa).tls(c.tls ? serverTls : null),
                     req -> req.accept(spd, new CompletionQueue(), new CompletionQueue(), new byte[0]));
             ProtectionDomain cpd = client.allocPd();
             ByteBuf src = PooledByteBufAllocator.DEFAULT.directBuffer(size, size).writeZero(size);

@@ -48,6 +48,7 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     }
 
     @Override
+    @SuppressWarnings("deprecation") // Netty 4.2 still declares newHandle() with the deprecated Handle type
     public Handle newHandle() {
         return new DirectHandle((ExtendedHandle) delegate.newHandle());
     }

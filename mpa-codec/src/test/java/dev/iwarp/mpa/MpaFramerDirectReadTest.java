@@ -174,6 +174,7 @@ class MpaFramerDirectReadTest {
      * the next DDP header.
      */
     @Test
+    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
     void theNextReceiveBufferIsTheDestinationThenJustTheTrailerAndNextHeader() {
         int payload = 30000;
         byte[] big = tagged(8, payload, 9);
@@ -184,7 +185,7 @@ class MpaFramerDirectReadTest {
         ch.config().setRecvByteBufAllocator(alloc);
         ch.pipeline().addLast(f);
         f.receiveWith(sink);
-        RecvByteBufAllocator.Handle handle = alloc.newHandle();
+        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
 
         int first = 2 + TAGGED + 100;
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, first));

@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks.compare;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.MpaFraming;
@@ -83,7 +84,7 @@ final class OursRun extends CompareRun {
         MpaSettings mpa = MpaSettings.builder().crc(c.crc()).ird(c.depth()).ord(c.depth()).build();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         TlsSettings serverTls = c.tls() ? Tls.SERVER : null;
-        listener = serverStack.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(mpa), serverTls, req -> {
+        listener = serverStack.listen(new InetSocketAddress("127.0.0.1", 0), ListenOptions.mpa(mpa).tls(serverTls), req -> {
             QueuePair sqp = req.accept(spd, sSend, sRecv, new byte[0]);
             serverQp = sqp;
             if (c.op() == CompareCase.Op.PINGPONG || c.op() == CompareCase.Op.PIPELINE) {

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
@@ -53,7 +54,7 @@ class TlsFailuresTest {
     private Channel listen(TlsSettings tls) throws InterruptedException {
         server = stack();
         client = stack();
-        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(MpaSettings.defaults()), tls,
+        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), ListenOptions.mpa(MpaSettings.defaults()).tls(tls),
                 req -> {
                     offered.add(req);
                     req.accept(server.allocPd(), new CompletionQueue(), new CompletionQueue(), new byte[0]);

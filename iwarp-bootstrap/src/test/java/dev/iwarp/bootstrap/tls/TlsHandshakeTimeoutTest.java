@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
@@ -60,8 +61,8 @@ class TlsHandshakeTimeoutTest {
         try (IwarpStack server = IwarpStack.builder().transport(Transport.NIO).threads(1).build()) {
             TlsSettings tls = TlsFixtures.server(TlsFixtures.SERVER).toBuilder().handshakeTimeoutMillis(TIMEOUT_MILLIS)
                     .build();
-            Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(MpaSettings.defaults()),
-                    tls, req -> {
+            Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), ListenOptions.mpa(MpaSettings.defaults()).tls(tls),
+                    req -> {
                         offered.add(req);
                         req.accept(server.allocPd(), new CompletionQueue(), new CompletionQueue(), new byte[0]);
                     });

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IftFraming;
@@ -113,7 +114,7 @@ class TlsStackLoopbackTest {
         MemoryRegion recv = spd.register(buffer(2 * room, 0), Access.LOCAL_WRITE);
         CompletionQueue sRcq = new CompletionQueue();
         Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
-                framing, serverTls, req -> {
+                ListenOptions.of(framing).tls(serverTls), req -> {
                     QueuePair qp = req.accept(spd, new CompletionQueue(), sRcq, new byte[0]);
                     qp.postRecv(RecvRequest.of(100, recv.slice(0, size)));
                     qp.postRecv(RecvRequest.of(101, recv.slice(room, size)));

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap.tls;
 
+import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
@@ -67,7 +68,7 @@ class TlsStreamTest {
     }
 
     private Channel listen(IwarpStack server, TlsSettings tls) throws InterruptedException {
-        Channel l = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaFraming.of(MpaSettings.defaults()), tls,
+        Channel l = server.listen(new InetSocketAddress("127.0.0.1", 0), ListenOptions.mpa(MpaSettings.defaults()).tls(tls),
                 req -> {
                     offered.add(req);
                     accepted.add(req.accept(server.allocPd(), new CompletionQueue(), new CompletionQueue(), new byte[0]));
