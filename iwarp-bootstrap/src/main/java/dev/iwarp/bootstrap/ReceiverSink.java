@@ -59,16 +59,6 @@ final class ReceiverSink implements UlpduSink {
             return;
         }
         answered = null;
-        switch (p.kind()) {
-            case PLACE:
-                int payloadLength = ulpdu.readableBytes() - answeredHeaderLength;
-                p.target().placeAt(p.offset(), ulpdu, ulpdu.readerIndex() + answeredHeaderLength, payloadLength);
-                receiver.onPlaced();
-                break;
-            case DELIVER:
-                receiver.onPayload(ulpdu);
-                break;
-            default: // DISCARD
-        }
+        UlpduDelivery.complete(p, ulpdu, answeredHeaderLength, receiver);
     }
 }

@@ -23,10 +23,19 @@ public final class UlpduDelivery {
     public static void deliver(ByteBuf ulpdu, UlpduReceiver receiver) {
         int headerLength = DdpCodec.headerLength(ulpdu);
         int payloadLength = ulpdu.readableBytes() - headerLength;
-        Placement p = receiver.onHeader(ulpdu, headerLength, payloadLength);
+        complete(receiver.onHeader(ulpdu, headerLength, payloadLength), ulpdu, headerLength, receiver);
+    }
+
+    /**
+     * Carries out {@code p}, the receiver's answer to the header of {@code ulpdu} (a whole ULPDU of
+     * {@code headerLength} header octets, CRC checked): the payload copied once to its place, the ULPDU
+     * delivered, or nothing. For a framing that asked earlier and holds the whole unit only now.
+     */
+    public static void complete(Placement p, ByteBuf ulpdu, int headerLength, UlpduReceiver receiver) {
         switch (p.kind()) {
             case PLACE:
-                p.target().placeAt(p.offset(), ulpdu, ulpdu.readerIndex() + headerLength, payloadLength);
+                p.target().placeAt(p.offset(), ulpdu, ulpdu.readerIndex() + headerLength,
+                        ulpdu.readableBytes() - headerLength);
                 receiver.onPlaced();
                 break;
             case DELIVER:
