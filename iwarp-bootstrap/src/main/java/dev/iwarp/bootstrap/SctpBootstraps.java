@@ -10,7 +10,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 
 /**
- * Client and server bootstraps over real SCTP for {@link IwarpStack} (digest §12.1): the shim's
+ * Client and server bootstraps over real SCTP for {@link IwarpStack}: the shim's
  * channels ({@code SCTP_DISABLE_FRAGMENTS}, native indication, abort), NIO event loops, and receive
  * buffers that hold any whole message (partial deliveries are joined by the completion handler anyway).
  */

@@ -34,16 +34,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Binds the SCTP adaptation to DDP's lower-layer contract (digest §9): the {@link SctpAdaptationEvent}
+ * Binds the SCTP adaptation to DDP's lower-layer contract (the
+ * draft carries DDP/RDMAP only by its modes; how RFC 5041/5040 ride on it is the sctp-codec README's decision): the {@link SctpAdaptationEvent}
  * becomes an {@link LlpStartupEvent} (the accepting side asks the ULP first, as over IFT), each
  * {@link PlacementChunk} released in AWS order becomes one ULPDU after the extension was checked
- * against the DDP header (§9.4 step 4, C8: abort), and each ULPDU going down becomes a chunk with the
- * extension fields of the §9.2 table. Shim errors become {@link LlpException}s that carry no
- * Terminate (the association was aborted: the peer's shim is broken, §10).
+ * against the DDP header (error C8: abort), and each ULPDU going down becomes a chunk with the
+ * extension fields below. Shim errors become {@link LlpException}s that carry no
+ * Terminate (the association was aborted: the peer's shim is broken).
  */
 final class SctpLlpAdapter extends AcceptingLlpAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(SctpLlpAdapter.class);
-    /** Graceful close: SHUTDOWN delivers what is queued; after this long, ABORT (§10 [D]). */
+    /** Graceful close: SHUTDOWN delivers what is queued; after this long, ABORT (our choice: the draft
+     * says nothing of teardown). */
     static final long GRACEFUL_CLOSE_MILLIS = 5_000;
 
     private final SctpFraming framing;
@@ -94,7 +96,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
         deliver(ctx, chunk.content()); // the ULPDU: the chunk's data, its reference passed on
     }
 
-    /** §9.4 step 4 [D]: mode 3 iff DDP T=1, mode 0 iff T=0; for mode 3 Tag = STag and Offset = TO. */
+    /** Our mapping of DDP onto the draft's modes (draft §2.2): mode 3 iff DDP T=1, mode 0 iff T=0; for mode 3 Tag = STag and Offset = TO. */
     private static String inconsistency(PlacementChunk c) {
         ByteBuf d = c.content();
         if (!d.isReadable()) {
@@ -135,7 +137,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
         int opcode = ulpdu.readableBytes() > 1 ? ulpdu.getUnsignedByte(start + 1) & 0x0F : -1;
         PlacementChunk chunk;
         if ((control & DdpSegment.FLAG_TAGGED) != 0) {
-            // §9.2: Write and Read Response place into the STag at the TO; N only on the Read Response's last
+            // Write and Read Response place into the STag at the TO; N only on the Read Response's last
             int flags = last && opcode == RdmapOpcode.RDMA_READ_RESPONSE.value() ? PlacementFlags.NOTIFY_ON_COMPLETION : 0;
             chunk = PlacementChunk.outbound(PlacementMode.RDMA_PLACEMENT, flags, DdpTaggedSegment.stag(ulpdu, start),
                     DdpTaggedSegment.to(ulpdu, start), ulpdu);
@@ -154,7 +156,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof SctpShimException) {
             failed = true;
-            // the association is aborted (or closing): no Terminate can follow (§10)
+            // the association is aborted (or closing): no Terminate can follow
             cause = new LlpException(0, 0, false, cause.getMessage(), cause);
         }
         ctx.fireExceptionCaught(cause);
@@ -165,7 +167,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
         if (codec == null) {
             throw new IllegalStateException("SCTP adaptation enabled but no SctpPlacementCodec is in the pipeline");
         }
-        int mulpdu = codec.maxData(); // §9.3: max chunk user data - 20
+        int mulpdu = codec.maxData(); // max chunk user data minus the 20-octet RDMA extension
         LowerLayer lower = new LowerLayer() {
             private boolean closing;
 

@@ -72,8 +72,8 @@ final class IftOptions {
     }
 
     /**
-     * Refuses the MPA Initiator options with {@code --wire ift}: IFT has no revisions, markers (digest
-     * Q12: never) or RTR, and its CRCs are chosen per direction with {@code --ift-send-crc}.
+     * Refuses the MPA Initiator options with {@code --wire ift}: IFT has no revisions, markers (never:
+     * draft-williams-iwarp-ift-01 frames every PDU itself) or RTR, and its CRCs are chosen per direction with {@code --ift-send-crc}.
      */
     static void refuseMpaOptions(ClientMpaOptions mpa) {
         if (mpa.crc || mpa.markers || mpa.revision != 2 || mpa.p2p != null) {

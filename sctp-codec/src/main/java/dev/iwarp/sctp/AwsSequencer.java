@@ -7,7 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Releases {@link PlacementChunk}s in AWS order (digest §9.4 step 5 [D]): the expected AWS is the
+ * Releases {@link PlacementChunk}s in AWS order (draft §2.2 defines
+ * AWS but not the release rule; this one is ours, see the module README): the expected AWS is the
  * cumulative AWS + 1 (the first is 1, mod 2^32, RFC 1982 comparisons); a chunk ahead of it waits in a
  * bounded reorder buffer (default 4096 messages or 8 MiB); one at or behind the cumulative AWS
  * (duplicate), one whose slot is taken, or one beyond the window is C9: one log line, abort, nothing

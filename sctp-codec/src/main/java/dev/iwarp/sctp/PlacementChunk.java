@@ -7,11 +7,12 @@ import java.util.Objects;
 
 /**
  * One shim message: the fields of its header extension and its data (the octets after the extension),
- * plus the SCTP stream, PPID and U flag it travelled with (digest §12.2). Immutable apart from the
+ * plus the SCTP stream, PPID and U flag it travelled with. Immutable apart from the
  * reference count of its data.
  *
  * <p>Outbound, {@link #aws()} is ignored: {@link SctpPlacementCodec} stamps the next AWS, and stream,
- * PPID and U are always 0, 0 and 1 (§9.2 [D]). Inbound, {@link #aws()} is the received value, or
+ * PPID and U are always 0, 0 and 1 (our choice, see
+ * SctpPlacementCodec). Inbound, {@link #aws()} is the received value, or
  * {@link #NO_AWS} when the peer's indication uses the 16-octet extension.
  */
 public final class PlacementChunk extends DefaultByteBufHolder {

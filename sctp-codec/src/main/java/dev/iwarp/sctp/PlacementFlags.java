@@ -2,7 +2,8 @@ package dev.iwarp.sctp;
 
 /**
  * The 8-bit Flags of the header extension (draft §2.2). The draft numbers bits 0-7 without saying from
- * which end; bit 0 is taken as the most significant, as in the draft's own diagrams (§15 Q3 [D]). The
+ * which end; bit 0 is taken as the most significant, as in the draft's own diagrams (draft §2.2 does not
+ * say; our reading). The
  * masks live only here, so the other reading (0x01, 0x02, 0x04) is a change of three constants.
  */
 public final class PlacementFlags {
@@ -12,7 +13,8 @@ public final class PlacementFlags {
     public static final int NOTIFY_ON_COMPLETION = 0x40;
     /** Bit 2, Release Tag upon Completion. */
     public static final int RELEASE_TAG = 0x20;
-    /** Bits 3-7: sent 0, ignored on receipt (§15 Q10 [D]). */
+    /** Bits 3-7: sent 0, ignored on receipt (the usual reserved-bits rule;
+     * draft §2.2 leaves them undefined). */
     public static final int RESERVED = 0x1F;
 
     private PlacementFlags() {

@@ -2,7 +2,8 @@ package dev.iwarp.sctp;
 
 /**
  * The 24-bit Placement Mode of the header extension (draft §2.2) and which sender indications may
- * use it (§4.3 of the digest). Values 4 to 0xFFFFFF are undefined: received, they abort (C6 [D]).
+ * use it (draft §2.1 and §2.2). Values 4 to 0xFFFFFF are undefined: received, they abort (error C6,
+ * our choice: the draft names no action).
  */
 public enum PlacementMode {
     /** No direct placement; negotiation or non-placed data (R6, S4). Offset 0. */

@@ -2,7 +2,7 @@ package dev.iwarp.sctp;
 
 import io.netty.channel.Channel;
 
-/** Aborts an association (digest §10 mechanics); a channel that cannot abort is closed. */
+/** Aborts an association (SCTP ABORT, RFC 4960 §9.1); a channel that cannot abort is closed. */
 public final class SctpAbort {
     private SctpAbort() {
     }

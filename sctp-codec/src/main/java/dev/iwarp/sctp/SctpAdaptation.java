@@ -1,7 +1,7 @@
 package dev.iwarp.sctp;
 
 /**
- * The outcome of the indication exchange on one association (digest §3): what each side indicated
+ * The outcome of the indication exchange on one association (draft §3.1): what each side indicated
  * and how the values travelled. Each direction follows its sender's value. Immutable.
  */
 public final class SctpAdaptation {
@@ -30,8 +30,8 @@ public final class SctpAdaptation {
     }
 
     /**
-     * Whether the adaptation runs: only when both sides indicated a value 1-5 (§3 rules 3 and 4, §15
-     * Q6 [D]); otherwise the association is plain SCTP and no extension is sent.
+     * Whether the adaptation runs: only when both sides indicated a value 1-5 (draft §3.1 rules 3
+     * and 4; a value outside 1-5 counts as no indication, our reading); otherwise the association is plain SCTP and no extension is sent.
      */
     public boolean enabled() {
         return local != null && peer != null;

@@ -15,8 +15,8 @@ import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Startup of the shim on one association (digest §3, §11.2, §12.4): learns the peer's Adaptation
- * Layer Indication, decides whether the adaptation runs (§3 matrix) and whether the ULP accepts the
+ * Startup of the shim on one association (draft §3.1): learns the peer's Adaptation
+ * Layer Indication, decides whether the adaptation runs (draft §3.1's matrix) and whether the ULP accepts the
  * peer's value, starts {@link SctpPlacementCodec}, fires one {@link SctpAdaptationEvent} and removes
  * itself.
  *
@@ -90,7 +90,7 @@ public class SctpAdaptationHandler extends ChannelDuplexHandler {
                 if (settings.localIndication() != null) {
                     ByteBuf hello = ctx.alloc().directBuffer(SctpIndication.PARAMETER_LENGTH);
                     settings.localIndication().writeParameter(hello);
-                    ctx.writeAndFlush(new SctpMessage(0, 0, false, hello)); // §12.4: stream 0, ordered, PPID 0
+                    ctx.writeAndFlush(new SctpMessage(0, 0, false, hello)); // the fallback Hello: stream 0, ordered, PPID 0
                 }
                 timeout = ctx.executor().schedule(() -> {
                     if (!done) {
@@ -121,7 +121,7 @@ public class SctpAdaptationHandler extends ChannelDuplexHandler {
         if (SctpIndication.isParameter(content)) {
             long value = content.getUnsignedInt(content.readerIndex() + 4);
             m.release();
-            complete(ctx, SctpIndication.of(value)); // a value outside 1-5 is no indication (§12.4)
+            complete(ctx, SctpIndication.of(value)); // a value outside 1-5 is no indication (draft §2.1 defines 1-5)
             return;
         }
         if (SctpIndication.looksLikeParameter(content)) {
@@ -221,7 +221,8 @@ public class SctpAdaptationHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
-    /** The log says once per process which way the indication travels (§11.2 item 4). */
+    /** The log says once per process which way the indication travels (native or
+     * fallback), so an operator can tell which one a host supports. */
     private static void announce(IndicationTransport t) {
         synchronized (ANNOUNCED) {
             if (!ANNOUNCED.add(t)) {

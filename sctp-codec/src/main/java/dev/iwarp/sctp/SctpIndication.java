@@ -14,14 +14,16 @@ public enum SctpIndication {
     DDP_WITH_TAG(2, 16),
     /** RDMA placement only: every message placed (S1, R1). */
     RDMA_ONLY(3, 20),
-    /** RDMA placement and negotiation (non-placed messages allowed): what our RDMAP stack sends (§9.1 [D]). */
+    /** RDMA placement and negotiation (non-placed messages allowed): what our RDMAP stack sends (our choice: it
+     * also carries RDMAP's Terminate and other non-placed messages). */
     RDMA_AND_NEGOTIATION(4, 20),
     /** Negotiation only: nothing is placed on this association (S2). */
     RDMA_NEGOTIATION(5, 20);
 
     /** Parameter type of the Adaptation Layer Indication (RFC 5061 §4.2.7; the draft's [STEWa]). */
     public static final int PARAMETER_TYPE = 0xC006;
-    /** Parameter length: type, length and one 32-bit value (§15 Q1 [D]). */
+    /** Parameter length: type, length and one 32-bit value (RFC 5061 §4.2.7;
+     * the draft does not restate it). */
     public static final int PARAMETER_LENGTH = 8;
 
     private final int value;
@@ -39,7 +41,8 @@ public enum SctpIndication {
 
     /**
      * Octets of the header extension this indication's sender puts before every message's data: 16
-     * (DDP extension) or 20 (RDMA extension, with AWS) (§15 Q4 [D]).
+     * (DDP extension) or 20 (RDMA extension, with AWS) (draft §2.2's two layouts; which
+     * one an indication selects is our reading, where the draft leaves it implicit).
      */
     public int extensionLength() {
         return extensionLength;

@@ -9,8 +9,8 @@ import com.sun.jna.Pointer;
 import java.lang.reflect.Field;
 
 /**
- * The Adaptation Layer Indication through native calls on a JDK SCTP channel's descriptor (digest
- * §11.2, verified on Linux): set ours with {@code setsockopt(SCTP_ADAPTATION_LAYER)} and subscribe to
+ * The Adaptation Layer Indication through native calls on a JDK SCTP channel's descriptor (the
+ * JDK's SCTP API has no option for it; verified on Linux): set ours with {@code setsockopt(SCTP_ADAPTATION_LAYER)} and subscribe to
  * {@code SCTP_ADAPTATION_INDICATION} before the association starts; read the peer's from that
  * notification before the JDK's first receive (which would silently drop it). Linux, 64-bit, JNA.
  */

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 
 /**
- * {@link SctpMessage} to {@link PlacementChunk} and back (digest §4-§6, §12.2), once
+ * {@link SctpMessage} to {@link PlacementChunk} and back (draft-stewart-otis-sctp-ddp-rdma-00
+ * §2.2 layouts, §3.2.1 receiver and §3.2.2 sender rules), once
  * {@link SctpAdaptationHandler} has {@link #start started} it with the enabled {@link SctpAdaptation}.
  *
  * <p><b>Inbound</b>, in this order: size against the maximum chunk user data (C10), length against
@@ -25,8 +26,9 @@ import java.io.IOException;
  *
  * <p><b>Outbound</b>: the mode must be allowed for <em>our</em> indication (S1, S2; refused with a failed
  * promise, nothing sent); the message is built in one pooled direct buffer (extension, then data: the
- * JDK sends a single {@code ByteBuffer}, §12.1), stamped with the next AWS (first 1, mod 2^32, §4.6
- * [D]), on stream 0, PPID 0, unordered (§9.2 [D]). Other messages pass through unchanged.
+ * JDK sends a single {@code ByteBuffer}), stamped with the next AWS (first 1, mod 2^32: draft §2.2 does
+ * not say where AWS starts; our choice), on stream 0, PPID 0, unordered (our choice: DDP orders by
+ * MSN and AWS, so SCTP's ordering would only add head-of-line blocking). Other messages pass through unchanged.
  *
  * <p>Before {@link #start} or when the adaptation is disabled, messages pass through unchanged.
  */
@@ -56,7 +58,7 @@ public class SctpPlacementCodec extends ChannelDuplexHandler {
         return adaptation;
     }
 
-    /** Largest data (after the extension) of one message we send: MULPDU of the layer above (§9.3). */
+    /** Largest data (after the extension) of one message we send: MULPDU of the layer above. */
     public int maxData() {
         SctpIndication local = adaptation != null ? adaptation.local() : settings.localIndication();
         return settings.maxChunkUserData() - (local == null ? 20 : local.extensionLength());
@@ -70,7 +72,7 @@ public class SctpPlacementCodec extends ChannelDuplexHandler {
         }
         SctpMessage m = (SctpMessage) msg;
         if (failed) {
-            m.release(); // after an error the shim delivers nothing further (§10)
+            m.release(); // after an error the shim delivers nothing further (the association is being aborted)
             return;
         }
         try {

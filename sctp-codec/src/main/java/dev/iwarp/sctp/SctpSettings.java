@@ -7,17 +7,18 @@ import java.util.Set;
 
 /**
  * What the local endpoint indicates, how indications travel, which peer indications the ULP
- * accepts, and the limits of the shim (digest §13). Immutable; {@link #toBuilder()} for variants.
+ * accepts, and the limits of the shim (derived in the module README). Immutable; {@link #toBuilder()} for variants.
  */
 public final class SctpSettings {
-    /** Default maximum user data per message: safe for IPv4 and IPv6 at MTU 1500 (§9.3 [D]). */
+    /** Default maximum user data per message: safe for IPv4 and IPv6 at MTU 1500 (with
+     * fragmentation disabled, one message must fit one packet). */
     public static final int DEFAULT_MAX_CHUNK_USER_DATA = 1432;
     /** Largest user data of one unfragmented DATA chunk (16-bit chunk Length minus the chunk header). */
     public static final int MAX_CHUNK_USER_DATA = 65519;
-    /** Default reorder window (§9.4 [D]). */
+    /** Default reorder window: chunks held ahead of the next AWS (bounded, so a peer cannot make us hold more). */
     public static final int DEFAULT_REORDER_MESSAGES = 4096;
     public static final int DEFAULT_REORDER_BYTES = 8 << 20;
-    /** Adaptation Hello limits (§12.4 [D]). */
+    /** Adaptation Hello limits (the opt-in fallback indication; not in the draft). */
     public static final long DEFAULT_HELLO_TIMEOUT_MILLIS = 10_000;
     public static final int DEFAULT_EARLY_MESSAGES = 64;
     public static final int DEFAULT_EARLY_BYTES = 256 << 10;
@@ -47,7 +48,8 @@ public final class SctpSettings {
     }
 
     /**
-     * What the RDMAP stack uses: indicate RDMA_AND_NEGOTIATION, accept only it from the peer (§9.1),
+     * What the RDMAP stack uses: indicate RDMA_AND_NEGOTIATION, accept only it from the peer (RDMAP needs
+     * non-placed messages too),
      * the indication on the wire natively, 1432 octets per message.
      */
     public static SctpSettings defaults() {

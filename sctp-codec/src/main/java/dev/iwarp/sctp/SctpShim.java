@@ -4,7 +4,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.sctp.SctpMessageCompletionHandler;
 
 /**
- * Installs the shim's handlers (digest §12.2) at the end of a pipeline:
+ * Installs the shim's handlers at the end of a pipeline:
  * <pre>
  *  [SctpMessageCompletionHandler] [SctpAdaptationHandler] [SctpPlacementCodec] [AwsSequencer]
  * </pre>

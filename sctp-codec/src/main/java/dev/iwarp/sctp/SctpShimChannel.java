@@ -2,8 +2,8 @@ package dev.iwarp.sctp;
 
 /**
  * What the shim needs from an SCTP channel beyond Netty's {@code SctpChannel}: the peer's indication
- * as read natively before the first receive (§11.2), and a real abort (SO_LINGER 0 then close, so
- * the stack sends ABORT, §10; Netty's config cannot set SO_LINGER on SCTP, §12.1).
+ * as read natively before the first receive, and a real abort (SO_LINGER 0 then close, so
+ * the stack sends ABORT; Netty's config cannot set SO_LINGER on SCTP).
  */
 public interface SctpShimChannel {
     /** Value of {@link #peerIndicationValue()} when the peer's INIT/INIT-ACK carried no 0xC006. */

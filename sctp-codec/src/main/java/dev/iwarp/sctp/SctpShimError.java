@@ -1,7 +1,8 @@
 package dev.iwarp.sctp;
 
 /**
- * Every error of the shim (digest §10): indication errors I1-I4 and chunk errors C1-C12 (C13, DDP
+ * Every error of the shim (the draft names no errors;
+ * these are the module's, listed in its README): indication errors I1-I4 and chunk errors C1-C12 (C13, DDP
  * and RDMAP errors, belong to those layers). {@link #aborts()} says whether the association is aborted
  * (SCTP ABORT, no Terminate: the peer's shim is broken and a Terminate would ride the same framing)
  * or closed gracefully.

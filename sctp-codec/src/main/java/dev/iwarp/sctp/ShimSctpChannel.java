@@ -9,9 +9,8 @@ import java.io.UncheckedIOException;
 import java.net.SocketAddress;
 
 /**
- * Netty's {@link NioSctpChannel} with what the shim needs that Netty's config cannot do (digest
- * §12.1): {@code SCTP_DISABLE_FRAGMENTS} on the JDK channel, the native indication (our value before
- * connect, the peer's read once connected and before the first receive, §11.2) and a real abort.
+ * Netty's {@link NioSctpChannel} with what the shim needs that Netty's config cannot do: {@code SCTP_DISABLE_FRAGMENTS} on the JDK channel, the native indication (our value before
+ * connect, the peer's read once connected and before the first receive) and a real abort.
  */
 public class ShimSctpChannel extends NioSctpChannel implements SctpShimChannel {
     private final boolean nativeIndication;
@@ -48,7 +47,7 @@ public class ShimSctpChannel extends NioSctpChannel implements SctpShimChannel {
         }
     }
 
-    /** Options every shim association needs (§9.3: the shim fragments, SCTP must not). */
+    /** Options every shim association needs (the shim fragments; SCTP must not, so that one message is one chunk). */
     static void configure(com.sun.nio.sctp.SctpChannel ch) throws IOException {
         ch.setOption(SctpStandardSocketOptions.SCTP_DISABLE_FRAGMENTS, true);
         ch.setOption(SctpStandardSocketOptions.SCTP_NODELAY, true);

@@ -10,7 +10,8 @@ import java.util.List;
  * Netty's {@link NioSctpServerChannel} whose accepted associations are {@link ShimSctpChannel}s:
  * with {@link IndicationTransport#NATIVE} our indication is set on the listening socket before bind
  * (so the kernel puts it in every INIT-ACK) and each accepted association's peer indication is read
- * before the child is registered for reads (§11.2 item 3).
+ * before the child is registered for reads (else the first
+ * message could arrive before the peer's indication is known).
  */
 public class ShimSctpServerChannel extends NioSctpServerChannel {
     private static final Logger LOG = LoggerFactory.getLogger(ShimSctpServerChannel.class);
