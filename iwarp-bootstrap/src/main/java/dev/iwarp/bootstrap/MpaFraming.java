@@ -1,6 +1,6 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.mpa.DirectReadAllocator;
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.mpa.MpaRevisionRefusedException;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;

@@ -6,7 +6,7 @@ import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.Placement;
 import dev.iwarp.ddp.llp.UlpduDelivery;
 import dev.iwarp.ddp.llp.UlpduReceiver;
-import dev.iwarp.mpa.UlpduSink;
+import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 
 /**

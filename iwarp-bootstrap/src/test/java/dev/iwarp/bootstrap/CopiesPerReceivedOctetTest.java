@@ -1,6 +1,6 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.mpa.DirectReadAllocator;
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;

@@ -1,5 +1,7 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.framing.DirectReadAllocator;
+import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;

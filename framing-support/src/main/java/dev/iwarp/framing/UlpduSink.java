@@ -1,17 +1,17 @@
-package dev.iwarp.mpa;
+package dev.iwarp.framing;
 
 import io.netty.buffer.ByteBuf;
 
 /**
- * Where {@link MpaFramer} hands received ULPDUs once one is bound ({@link MpaFramer#receiveWith}), instead of
- * passing them up the pipeline: the ULP above MPA (DDP) answers a ULPDU's header with the memory its payload
- * goes to, so that the framer can read the payload from the socket straight there. MPA itself knows nothing
- * of DDP, hence this narrow interface; all calls come on the channel's event loop, in stream order.
+ * Where a framing (MPA's framer, for one) hands received ULPDUs once one is bound, instead of passing them up
+ * the pipeline: the ULP above (DDP) answers a ULPDU's header with the memory its payload goes to, so that the
+ * framing can read the payload from the socket straight there. A framing knows nothing of DDP, hence this
+ * narrow interface; all calls come on the channel's event loop, in stream order.
  *
  * <p>For each ULPDU either {@link #ulpdu} is called once with the whole ULPDU (CRC and markers checked), or,
  * for a large payload not yet received, {@link #payloadDestination} first: a non-null answer is filled with
- * the payload and then {@link #placed} follows once the FPDU's CRC matched (on a mismatch the framer raises
- * {@link MpaException} code 2 and calls neither); a null answer means the whole ULPDU follows through
+ * the payload and then {@link #placed} follows once the framing's integrity check (MPA's CRC) matched (on a
+ * mismatch the framing raises its own error, MPA's code 2, and calls neither); a null answer means the whole ULPDU follows through
  * {@link #ulpdu} once checked.
  */
 public interface UlpduSink {
@@ -29,7 +29,7 @@ public interface UlpduSink {
      */
     ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength);
 
-    /** The destination {@link #payloadDestination} returned holds the payload, and the FPDU's CRC matched. */
+    /** The destination {@link #payloadDestination} returned holds the payload, and the framing's integrity check matched. */
     void placed();
 
     /**

@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.framing;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -6,10 +6,10 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * A channel's receive-buffer allocator through which {@link MpaFramer} says what the next socket read goes
+ * A channel's receive-buffer allocator through which a framing's reader (MPA's framer, for one) says what the next socket read goes
  * into: the memory a payload is placed in (so the kernel copies the octets straight into a registered
  * region, once, as siw places from the socket buffer), or a buffer of exactly the octets up to the next
- * FPDU's DDP header (so that a large payload behind it is not read into an ordinary buffer first). Otherwise
+ * framed unit's DDP header (so that a large payload behind it is not read into an ordinary buffer first). Otherwise
  * it is the allocator it wraps. Netty's read loop allocates, reads and fires {@code channelRead} before it
  * allocates again, so an answer given while decoding holds for the very next read.
  *
@@ -33,12 +33,12 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     }
 
     /** Reads go into {@code buf} (retained for each read) while it is writable; null to stop. */
-    void readInto(ByteBuf buf) {
+    public void readInto(ByteBuf buf) {
         destination = buf;
     }
 
     /** The next ordinary read takes at most {@code length} octets (0: no limit); once. */
-    void limitNextRead(int length) {
+    public void limitNextRead(int length) {
         nextReadLength = length;
     }
 
