@@ -219,12 +219,15 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
         if (len == 0) {
             return; // nothing to place: an on-demand buffer stays without memory
         }
+        // The source copies itself (src.getBytes), not the region (memory.setBytes): a ULPDU that spans socket
+        // reads is a view of several buffers, and a region's setBytes would first ask it for one merged NIO
+        // buffer, a heap copy of the whole payload per ULPDU; the source copies piece by piece.
         if (allocator == null) {
-            memory.setBytes(memory.readerIndex() + offset, src, srcIndex, len);
+            src.getBytes(srcIndex, memory, memory.readerIndex() + offset, len);
             return;
         }
         synchronized (this) {
-            allocated().setBytes(offset, src, srcIndex, len);
+            src.getBytes(srcIndex, allocated(), offset, len);
         }
     }
 

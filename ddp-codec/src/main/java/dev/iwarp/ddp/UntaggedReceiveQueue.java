@@ -179,7 +179,8 @@ public final class UntaggedReceiveQueue<T> {
             return fail(DdpError.MESSAGE_TOO_LONG);
         }
         if (buffer.target != null) {
-            buffer.target.setBytes(buffer.offset + received, payload, payload.readerIndex(), len);
+            // the payload copies itself piece by piece (see TaggedBuffer.placeAt)
+            payload.getBytes(payload.readerIndex(), buffer.target, buffer.offset + received, len);
         } else {
             buffer.region.placeAt(buffer.offset + received, payload, payload.readerIndex(), len);
         }
