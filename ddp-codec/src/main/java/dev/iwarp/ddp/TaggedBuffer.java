@@ -219,16 +219,27 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
         if (len == 0) {
             return; // nothing to place: an on-demand buffer stays without memory
         }
-        // The source copies itself (src.getBytes), not the region (memory.setBytes): a ULPDU that spans socket
-        // reads is a view of several buffers, and a region's setBytes would first ask it for one merged NIO
-        // buffer, a heap copy of the whole payload per ULPDU; the source copies piece by piece.
         if (allocator == null) {
-            src.getBytes(srcIndex, memory, memory.readerIndex() + offset, len);
+            copy(src, srcIndex, memory, memory.readerIndex() + offset, len);
             return;
         }
         synchronized (this) {
-            src.getBytes(srcIndex, allocated(), offset, len);
+            copy(src, srcIndex, allocated(), offset, len);
         }
+    }
+
+    /**
+     * The source copies itself (src.getBytes), not the region (dst.setBytes): a ULPDU that spans socket reads
+     * is a view of several buffers, and Netty 4.2's adaptive buffers implement setBytes by asking the source
+     * for one NIO buffer, a merged heap copy of the whole payload; the source copies piece by piece. A source
+     * does not check that the destination is still live, which setBytes did: checked here, so that memory
+     * released meanwhile (a region deregistered and freed) is refused rather than written.
+     */
+    static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int len) {
+        if (dst.refCnt() == 0) {
+            throw new io.netty.util.IllegalReferenceCountException(0);
+        }
+        src.getBytes(srcIndex, dst, dstIndex, len);
     }
 
     /**

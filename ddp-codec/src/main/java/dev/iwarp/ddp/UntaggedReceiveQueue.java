@@ -179,8 +179,7 @@ public final class UntaggedReceiveQueue<T> {
             return fail(DdpError.MESSAGE_TOO_LONG);
         }
         if (buffer.target != null) {
-            // the payload copies itself piece by piece (see TaggedBuffer.placeAt)
-            payload.getBytes(payload.readerIndex(), buffer.target, buffer.offset + received, len);
+            TaggedBuffer.copy(payload, payload.readerIndex(), buffer.target, buffer.offset + received, len);
         } else {
             buffer.region.placeAt(buffer.offset + received, payload, payload.readerIndex(), len);
         }

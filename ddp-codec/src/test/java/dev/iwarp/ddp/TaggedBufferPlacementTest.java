@@ -4,12 +4,14 @@ import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 
 import static dev.iwarp.ddp.AccessFlags.REMOTE_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -58,6 +60,21 @@ class TaggedBufferPlacementTest {
             table.deregister(target.stag());
             src.release();
             region.release();
+        }
+    }
+
+    @Test
+    void memoryFreedMeanwhileIsRefusedNotWritten() {
+        ByteBuf region = Unpooled.directBuffer(64, 64).writeZero(64);
+        TaggedBufferTable table = new TaggedBufferTable();
+        TaggedBuffer target = table.register(new Object(), region, 0, REMOTE_WRITE, false);
+        table.deregister(target.stag());
+        region.release(); // the owner frees it: a placement still holding the old target must not write
+        ByteBuf src = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4});
+        try {
+            assertThrows(IllegalReferenceCountException.class, () -> target.placeAt(0, src, 0, 4));
+        } finally {
+            src.release();
         }
     }
 }

@@ -108,7 +108,14 @@ final class ScatterGather {
             return false;
         }
         try {
-            region.buffer().setBytes(index, src, srcIndex, length);
+            // the source copies itself: a segment received over several reads is a view of several buffers, and
+            // the region's setBytes would ask it for one merged NIO buffer (a heap copy of the whole payload);
+            // a source does not check that the destination is live, so that check is made first
+            ByteBuf dst = region.buffer();
+            if (dst.refCnt() == 0) {
+                return false;
+            }
+            src.getBytes(srcIndex, dst, index, length);
             return true;
         } catch (IllegalReferenceCountException e) {
             return false;
