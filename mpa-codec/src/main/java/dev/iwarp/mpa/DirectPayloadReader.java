@@ -1,0 +1,211 @@
+package dev.iwarp.mpa;
+
+import dev.iwarp.framing.DirectReadAllocator;
+import dev.iwarp.framing.UlpduSink;
+import io.netty.buffer.ByteBuf;
+
+import java.util.function.Supplier;
+import java.util.zip.CRC32C;
+
+import static dev.iwarp.mpa.MpaFramer.CRC_LENGTH;
+import static dev.iwarp.mpa.MpaFramer.LENGTH_FIELD;
+
+/**
+ * The direct-read half of {@link FpduReader}, as siw's receive path: once an FPDU's DDP header is in, the sink
+ * names the payload's destination, the payload octets go there (read from the socket straight into it through
+ * the channel's {@link DirectReadAllocator}, else copied from the buffers received), CRC32C is computed over
+ * what was read, and pad and CRC follow. RFC 5044 §8 allows a receiver to place before the CRC is checked,
+ * provided an error is still reported: the destination is one the sink checked before a single octet went
+ * there, and only a matching CRC completes the placement. The cumulating half ({@link FpduReader}) keeps the
+ * FPDU's framing state (lengths, stream position, errors); this class keeps the destination.
+ *
+ * <p>Not thread-safe: confined to the framer's event loop.
+ */
+final class DirectPayloadReader {
+    private final FpduReader fpdu;
+    private final boolean crc;
+    private final CRC32C rxCrc;
+    private final Crc32cFeed rxFeed;
+
+    /** Where ULPDUs go; null until one is bound. */
+    private UlpduSink sink;
+    /** The channel's allocator while socket reads may go into a destination, else null; asked per FPDU. */
+    private Supplier<DirectReadAllocator> directReads;
+    /** What {@link #directReads} answered for the FPDU being read into its destination. */
+    private DirectReadAllocator direct;
+    /** The sink was asked for this FPDU's destination already (and wants the whole ULPDU). */
+    private boolean asked;
+    /** The payload's destination (while reading a payload or its trailer): ours to release. */
+    private ByteBuf destination;
+    /** Octets of {@link #destination} the CRC covers so far. */
+    private int destinationChecked;
+    /** The DDP header length of the FPDU read directly. */
+    private int headerLength;
+
+    DirectPayloadReader(FpduReader fpdu, boolean crc, CRC32C rxCrc, Crc32cFeed rxFeed) {
+        this.fpdu = fpdu;
+        this.crc = crc;
+        this.rxCrc = rxCrc;
+        this.rxFeed = rxFeed;
+    }
+
+    /** From now on payloads may be read into the destinations {@code s} names, through {@code d}'s answer. */
+    void receiveWith(UlpduSink s, Supplier<DirectReadAllocator> d) {
+        sink = s;
+        directReads = d;
+    }
+
+    /** A new FPDU's header was read: the sink has not been asked about it yet. */
+    void newFpdu() {
+        asked = false;
+    }
+
+    /** Whether the sink was asked for the current FPDU's destination already. */
+    boolean asked() {
+        return asked;
+    }
+
+    /** Whether {@code msg} is the destination a socket read was just made into. */
+    boolean isDestination(Object msg) {
+        return msg == destination && msg != null;
+    }
+
+    /**
+     * When at least {@link MpaFramer#DIRECT_READ_MIN} payload octets of the FPDU at {@code in}'s reader index
+     * (ULPDU_Length {@code ulpduLength}) are still due, asks the sink where the payload goes, and on an answer
+     * copies the payload octets already here there and has the rest read into it. Whether it went so (the
+     * caller then reads the payload through {@link #copyIn} and {@link #payloadRead}).
+     */
+    boolean begin(ByteBuf in, int ulpduLength) {
+        int start = in.readerIndex();
+        int here = in.readableBytes() - LENGTH_FIELD;
+        if (here < 1) {
+            return false;
+        }
+        int hl = sink.headerLength(in.getUnsignedByte(start + LENGTH_FIELD));
+        int payloadLength = ulpduLength - hl;
+        if (hl <= 0 || here < hl || payloadLength - (here - hl) < MpaFramer.DIRECT_READ_MIN) {
+            return false;
+        }
+        asked = true;
+        int end = in.writerIndex();
+        ByteBuf d;
+        in.setIndex(start + LENGTH_FIELD, end);
+        try {
+            d = sink.payloadDestination(in, hl, payloadLength);
+        } finally {
+            in.setIndex(start, end);
+        }
+        if (d == null) {
+            return false;
+        }
+        if (crc) {
+            rxCrc.reset();
+            rxFeed.update(rxCrc, in, start, in.readableBytes());
+        }
+        d.writeBytes(in, start + LENGTH_FIELD + hl, here - hl);
+        in.skipBytes(in.readableBytes());
+        destination = d;
+        destinationChecked = d.writerIndex();
+        headerLength = hl;
+        direct = directReads.get();
+        if (direct != null) {
+            direct.readInto(d);
+        }
+        return true;
+    }
+
+    /**
+     * A large FPDU (ULPDU_Length {@code ulpduLength}, {@code wireLength} octets on the wire) not read directly
+     * (too little of it due): the next read ends at the following FPDU's DDP header, so that a large payload
+     * behind it is read directly.
+     */
+    void endNextReadAtHeader(ByteBuf in, int ulpduLength, int wireLength) {
+        if (ulpduLength < MpaFramer.DIRECT_READ_MIN || in.readableBytes() <= LENGTH_FIELD) {
+            return;
+        }
+        DirectReadAllocator d = directReads.get();
+        if (d != null) {
+            int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
+            d.limitNextRead(wireLength - in.readableBytes() + LENGTH_FIELD + hl);
+        }
+    }
+
+    /**
+     * Payload octets that came in an ordinary buffer (a read begun before the destination was known) go to
+     * the destination; whether there were any (then {@link #payloadRead} follows).
+     */
+    boolean copyIn(ByteBuf in) {
+        int n = Math.min(in.readableBytes(), destination.writableBytes());
+        if (n == 0) {
+            return false;
+        }
+        destination.writeBytes(in, n);
+        return true;
+    }
+
+    /**
+     * New octets in the destination: under the CRC. Whether the payload is complete (then the trailer of
+     * {@code trailerAndNextLength} octets up to the next FPDU's ULPDU_Length field is read as usual).
+     */
+    boolean payloadRead(int trailerAndLengthField) {
+        ByteBuf d = destination;
+        int w = d.writerIndex();
+        if (crc && w > destinationChecked) {
+            rxFeed.update(rxCrc, d, destinationChecked, w - destinationChecked);
+        }
+        destinationChecked = w;
+        if (d.isWritable()) {
+            return false;
+        }
+        if (direct != null) {
+            direct.readInto(null);
+            // pad, CRC and the next FPDU's header only: a large payload behind it is read directly too
+            direct.limitNextRead(trailerAndLengthField + headerLength);
+        }
+        return true;
+    }
+
+    /**
+     * Pad and CRC ({@code trailer} octets) of an FPDU whose payload was read into its destination: whether
+     * they are in; on a match the destination is released and the sink told (RFC 5044 §8 code 2 otherwise).
+     */
+    boolean readTrailer(io.netty.channel.ChannelHandlerContext ctx, ByteBuf in, int trailer) {
+        if (in.readableBytes() < trailer) {
+            return false;
+        }
+        int start = in.readerIndex();
+        if (crc) {
+            rxFeed.update(rxCrc, in, start, trailer - CRC_LENGTH);
+            int computed = (int) rxCrc.getValue();
+            int received = in.getIntLE(start + trailer - CRC_LENGTH);
+            if (computed != received) {
+                abandon();
+                // RFC 5044 §8 code 2: the payload was placed, inside the range DDP checked; the error ends the stream
+                throw fpdu.crcError(ctx, in, received, computed);
+            }
+        }
+        in.skipBytes(trailer);
+        abandon();
+        return true;
+    }
+
+    /** The destination holds the payload and the CRC matched. */
+    void placed() {
+        sink.placed();
+    }
+
+    /** Stops reading into a destination (closing, removed, failed) and releases it; whether there was one. */
+    boolean abandon() {
+        ByteBuf d = destination;
+        if (d == null) {
+            return false;
+        }
+        destination = null;
+        if (direct != null) {
+            direct.readInto(null);
+        }
+        d.release();
+        return true;
+    }
+}
