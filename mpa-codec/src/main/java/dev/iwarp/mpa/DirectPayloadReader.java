@@ -4,7 +4,6 @@ import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 
-import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 import static dev.iwarp.mpa.MpaFramer.CRC_LENGTH;
@@ -29,9 +28,10 @@ final class DirectPayloadReader {
 
     /** Where ULPDUs go; null until one is bound. */
     private UlpduSink sink;
-    /** The channel's allocator while socket reads may go into a destination, else null; asked per FPDU. */
-    private Supplier<DirectReadAllocator> directReads;
-    /** What {@link #directReads} answered for the FPDU being read into its destination. */
+    /**
+     * The channel's allocator when whoever built the pipeline said the socket's octets reach the framer
+     * unchanged ({@link MpaFramer#readDirectlyWith}), else null: payloads are then copied from the buffers received.
+     */
     private DirectReadAllocator direct;
     /** The sink was asked for this FPDU's destination already (and wants the whole ULPDU). */
     private boolean asked;
@@ -49,10 +49,20 @@ final class DirectPayloadReader {
         this.rxFeed = rxFeed;
     }
 
-    /** From now on payloads may be read into the destinations {@code s} names, through {@code d}'s answer. */
-    void receiveWith(UlpduSink s, Supplier<DirectReadAllocator> d) {
+    /** From now on payloads may be read into the destinations {@code s} names. */
+    void receiveWith(UlpduSink s) {
         sink = s;
-        directReads = d;
+    }
+
+    /** Socket reads go into destinations through {@code d} (null: never). */
+    void readDirectlyWith(DirectReadAllocator d) {
+        if (destination != null && direct != null) {
+            direct.readInto(null);
+        }
+        direct = d;
+        if (destination != null && d != null) {
+            d.readInto(destination);
+        }
     }
 
     /** A new FPDU's header was read: the sink has not been asked about it yet. */
@@ -107,8 +117,8 @@ final class DirectPayloadReader {
         in.skipBytes(in.readableBytes());
         destination = d;
         destinationChecked = d.writerIndex();
+        d.readerIndex(destinationChecked);
         headerLength = hl;
-        direct = directReads.get();
         if (direct != null) {
             direct.readInto(d);
         }
@@ -124,10 +134,9 @@ final class DirectPayloadReader {
         if (ulpduLength < MpaFramer.DIRECT_READ_MIN || in.readableBytes() <= LENGTH_FIELD) {
             return;
         }
-        DirectReadAllocator d = directReads.get();
-        if (d != null) {
+        if (direct != null) {
             int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
-            d.limitNextRead(wireLength - in.readableBytes() + LENGTH_FIELD + hl);
+            direct.limitNextRead(wireLength - in.readableBytes() + LENGTH_FIELD + hl);
         }
     }
 
@@ -155,6 +164,8 @@ final class DirectPayloadReader {
             rxFeed.update(rxCrc, d, destinationChecked, w - destinationChecked);
         }
         destinationChecked = w;
+        // a handler below the framer that watches the reads (a capture) sees each read's octets alone
+        d.readerIndex(w);
         if (d.isWritable()) {
             return false;
         }

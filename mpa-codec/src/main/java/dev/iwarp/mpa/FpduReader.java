@@ -155,11 +155,16 @@ final class FpduReader {
         }
     }
 
-    /** From now on ULPDUs go to {@code s}, and payloads are read through {@code d} (may be null). */
-    void receiveWith(UlpduSink s, java.util.function.Supplier<DirectReadAllocator> d, Runnable valid) {
+    /** From now on ULPDUs go to {@code s}. */
+    void receiveWith(UlpduSink s, Runnable valid) {
         sink = s;
-        payloads.receiveWith(s, d);
+        payloads.receiveWith(s);
         validFpdu = valid;
+    }
+
+    /** Socket reads go into payload destinations through {@code d} (null: never). */
+    void readDirectlyWith(DirectReadAllocator d) {
+        payloads.readDirectlyWith(d);
     }
 
     /** Whether {@code msg} is the destination a socket read was just made into. */

@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
@@ -170,6 +172,48 @@ class MpaFramerDirectReadTest {
         ch.finishAndReleaseAll();
     }
 
+    /** The readable octets of every buffer that passed it, which it passes on unchanged (a capture, a guard). */
+    private final List<Integer> watched = new ArrayList<>();
+
+    private ChannelInboundHandlerAdapter watcher() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                watched.add(((ByteBuf) msg).readableBytes());
+                ctx.fireChannelRead(msg);
+            }
+        };
+    }
+
+    /**
+     * Only whoever built the pipeline says whether reads may go into destinations: a framer not told so (as
+     * under TLS) never steers the channel's allocator, whatever else is in the pipeline.
+     */
+    @Test
+    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
+    void withoutReadDirectlyWithTheAllocatorIsNeverSteered() {
+        int payload = 30000;
+        byte[] wire = stream(true, tagged(8, payload, 9), tagged(0, 4, 2));
+        MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
+        ch.config().setRecvByteBufAllocator(alloc);
+        ch.pipeline().addLast(f); // the first handler, yet not told
+        f.receiveWith(sink);
+        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 2 + TAGGED + 100));
+        assertEquals(List.of("header 14+" + payload), calls, "the payload still goes to its destination");
+        ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+        assertTrue(b.writableBytes() != payload - 100 || b.memoryAddress() != region.memoryAddress() + 108,
+                "an ordinary buffer, not the destination");
+        b.release();
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 2 + TAGGED + 100, wire.length - 2 - TAGGED - 100));
+        assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);
+        assertArrayEquals(Arrays.copyOfRange(tagged(8, payload, 9), TAGGED, TAGGED + payload), placed(8, payload));
+        assertEquals(0, alloc.octetsReadDirectly());
+        ch.finishAndReleaseAll();
+    }
+
     /**
      * The channel's read loop, played by hand: once the header is decoded, the next receive buffer is the
      * destination itself (the octets land there with no copy of ours), then a buffer of exactly pad, CRC and
@@ -185,8 +229,9 @@ class MpaFramerDirectReadTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
         ch.config().setRecvByteBufAllocator(alloc);
-        ch.pipeline().addLast(f);
+        ch.pipeline().addLast(watcher(), f); // below the framer, as serve's guard and log context are
         f.receiveWith(sink);
+        f.readDirectlyWith(alloc);
         RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
 
         int first = 2 + TAGGED + 100;
@@ -202,6 +247,7 @@ class MpaFramerDirectReadTest {
             int n = Math.min(due, 7000); // the kernel's copy
             b.writeBytes(wire, at, n);
             ch.writeInbound(b);
+            assertEquals(n, watched.get(watched.size() - 1), "a handler below sees each read's octets alone");
             at += n;
             due -= n;
         }
