@@ -39,8 +39,13 @@ final class DirectPayloadReader {
     private ByteBuf destination;
     /** Octets of {@link #destination} the CRC covers so far. */
     private int destinationChecked;
-    /** The DDP header length of the FPDU read directly. */
-    private int headerLength;
+    /** The fewest octets a ULPDU header the sink answers can have (DDP: 14, a tagged one). */
+    private int shortestHeader = 1;
+    /**
+     * FPDUs still to be read header first after the last large one ({@link #fpduDone}): each costs one more socket
+     * read when the FPDU turns out small.
+     */
+    private int headerFirst;
 
     DirectPayloadReader(FpduReader fpdu, boolean crc, CRC32C rxCrc, Crc32cFeed rxFeed) {
         this.fpdu = fpdu;
@@ -52,6 +57,14 @@ final class DirectPayloadReader {
     /** From now on payloads may be read into the destinations {@code s} names. */
     void receiveWith(UlpduSink s) {
         sink = s;
+        int shortest = Integer.MAX_VALUE;
+        for (int firstOctet = 0; firstOctet < 256; firstOctet++) {
+            int hl = s.headerLength(firstOctet);
+            if (hl > 0) {
+                shortest = Math.min(shortest, hl);
+            }
+        }
+        shortestHeader = shortest == Integer.MAX_VALUE ? 1 : shortest;
     }
 
     /** Socket reads go into destinations through {@code d} (null: never). */
@@ -118,25 +131,62 @@ final class DirectPayloadReader {
         destination = d;
         destinationChecked = d.writerIndex();
         d.readerIndex(destinationChecked);
-        headerLength = hl;
         if (direct != null) {
+            direct.limitNextRead(0);
             direct.readInto(d);
         }
         return true;
     }
 
     /**
-     * A large FPDU (ULPDU_Length {@code ulpduLength}, {@code wireLength} octets on the wire) not read directly
-     * (too little of it due): the next read ends at the following FPDU's DDP header, so that a large payload
-     * behind it is read directly.
+     * Sizes the next socket read for the FPDU at {@code in}'s reader index (ULPDU_Length {@code ulpduLength},
+     * {@code wireLength} octets on the wire), not yet read directly: while its header is incomplete and its
+     * payload large, the read ends at the end of its header (then {@link #begin} can name the destination);
+     * else, for a large FPDU, it ends at the following FPDU's header, so that a large payload behind it is
+     * read directly (likewise for a small FPDU while a large one was recent, {@link #fpduDone}).
      */
-    void endNextReadAtHeader(ByteBuf in, int ulpduLength, int wireLength) {
-        if (ulpduLength < MpaFramer.DIRECT_READ_MIN || in.readableBytes() <= LENGTH_FIELD) {
+    void sizeNextRead(ByteBuf in, int ulpduLength, int wireLength) {
+        if (direct == null) {
             return;
         }
-        if (direct != null) {
-            int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
-            direct.limitNextRead(wireLength - in.readableBytes() + LENGTH_FIELD + hl);
+        int readable = in.readableBytes();
+        int hl = readable > LENGTH_FIELD ? sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD)) : 0;
+        int headerEnd = LENGTH_FIELD + Math.max(hl, shortestHeader);
+        if (!asked && readable < headerEnd && ulpduLength + LENGTH_FIELD - headerEnd >= MpaFramer.DIRECT_READ_MIN) {
+            direct.limitNextRead(headerEnd - readable);
+        } else if (ulpduLength >= MpaFramer.DIRECT_READ_MIN || headerFirst > 0) {
+            // a small FPDU right after a large one (its message's last) is read to the next header as well
+            direct.limitNextRead(wireLength - readable + LENGTH_FIELD + shortestHeader);
+        }
+    }
+
+    /**
+     * An FPDU of ULPDU_Length {@code ulpduLength} was received and {@code in} holds what follows it. A stream that
+     * carries large FPDUs likely carries more: for the next {@value #HEADER_FIRST_AFTER_LARGE} FPDUs after a large
+     * one, when nothing of the next is here yet, the next read takes only the ULPDU_Length field and the shortest
+     * header, so that a large payload is read directly whenever the peer sends it (a message's last, short FPDU
+     * or a small control message in between does not end this).
+     */
+    void fpduDone(ByteBuf in, int ulpduLength) {
+        if (ulpduLength >= MpaFramer.DIRECT_READ_MIN) {
+            headerFirst = HEADER_FIRST_AFTER_LARGE;
+        } else if (headerFirst > 0) {
+            headerFirst--;
+        }
+        headerDue(in);
+    }
+
+    /**
+     * Small FPDUs read header first after a large one, at most. Counting: a header-first read costs one more
+     * socket read (1-2 µs) when the FPDU turns out small; the large FPDU before it saved the copy of at least
+     * {@link MpaFramer#DIRECT_READ_MIN} octets (about 1 µs per 4 KiB), which pays for two such reads.
+     */
+    static final int HEADER_FIRST_AFTER_LARGE = 2;
+
+    /** Fewer than the ULPDU_Length field's octets of the next FPDU are here: after a large FPDU, read its header alone. */
+    void headerDue(ByteBuf in) {
+        if (headerFirst > 0 && direct != null && in.readableBytes() < LENGTH_FIELD) {
+            direct.limitNextRead(LENGTH_FIELD + shortestHeader - in.readableBytes());
         }
     }
 
@@ -172,7 +222,7 @@ final class DirectPayloadReader {
         if (direct != null) {
             direct.readInto(null);
             // pad, CRC and the next FPDU's header only: a large payload behind it is read directly too
-            direct.limitNextRead(trailerAndLengthField + headerLength);
+            direct.limitNextRead(trailerAndLengthField + shortestHeader);
         }
         return true;
     }
@@ -183,6 +233,9 @@ final class DirectPayloadReader {
      */
     boolean readTrailer(io.netty.channel.ChannelHandlerContext ctx, ByteBuf in, int trailer) {
         if (in.readableBytes() < trailer) {
+            if (direct != null) { // the socket held part of it: the next read still ends at the next header
+                direct.limitNextRead(trailer - in.readableBytes() + LENGTH_FIELD + shortestHeader);
+            }
             return false;
         }
         int start = in.readerIndex();

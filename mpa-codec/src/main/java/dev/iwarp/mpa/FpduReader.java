@@ -89,6 +89,9 @@ final class FpduReader {
                 case READ_HEADER: {
                     int lead = markersRx && (rxPos & (MARKER_INTERVAL - 1)) == 0 ? MARKER_LENGTH : 0;
                     if (in.readableBytes() < lead + LENGTH_FIELD) {
+                        if (sink != null && !markersRx && mayLend) {
+                            payloads.headerDue(in);
+                        }
                         return false;
                     }
                     int length = in.getUnsignedShort(in.readerIndex() + lead);
@@ -111,13 +114,16 @@ final class FpduReader {
                             break;
                         }
                         if (sink != null && !markersRx && mayLend) {
-                            payloads.endNextReadAtHeader(in, fpduUlpduLength, fpduWireLength);
+                            payloads.sizeNextRead(in, fpduUlpduLength, fpduWireLength);
                         }
                         return false;
                     }
                     if (sink != null) {
                         state = State.READ_HEADER;
                         sinkFpdu(ctx, in);
+                        if (!markersRx && mayLend) {
+                            payloads.fpduDone(in, fpduUlpduLength);
+                        }
                         return true;
                     }
                     if (lend && mayLend) {
@@ -144,6 +150,7 @@ final class FpduReader {
                     }
                     passed(ctx, fpduWireLength);
                     state = State.READ_HEADER;
+                    payloads.fpduDone(in, fpduUlpduLength);
                     payloads.placed();
                     return true;
                 case FAILED:
