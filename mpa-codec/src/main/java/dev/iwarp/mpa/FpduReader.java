@@ -56,8 +56,6 @@ final class FpduReader {
     private int fpduUlpduLength;
     private int fpduWireLength;
     private long fpdusReceived;
-    /** ULPDUs pass up as the received buffer itself (MpaFramer#lendUlpdus). */
-    private boolean lend;
     /** The buffer a ULPDU split by markers passes up as, taken again once released; null until the first. */
     private FpduCumulation markerUlpdu;
 
@@ -77,8 +75,9 @@ final class FpduReader {
 
     /**
      * Decodes at most one FPDU from {@code in} into {@code out}: one ULPDU is passed on before the
-     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low. Once
-     * {@link #lendUlpdus()} was called and {@code mayLend}, the ULPDU passes up as {@code in} itself.
+     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low. A bound sink
+     * gets it lent instead; payloads are read into their destinations only when {@code mayLend} (no outbound
+     * FPDU is held by RFC 5044 §7.1.2 rule 4, so held writes leave before anything the ULPDU causes).
      *
      * @return whether a valid FPDU was received
      * @throws MpaException code 2 (CRC), 3 (marker) or 5 (ULPDU_Length above the maximum)
@@ -124,11 +123,6 @@ final class FpduReader {
                         if (!markersRx && mayLend) {
                             payloads.fpduDone(in, fpduUlpduLength);
                         }
-                        return true;
-                    }
-                    if (lend && mayLend) {
-                        state = State.READ_HEADER;
-                        lendFpdu(ctx, in);
                         return true;
                     }
                     ByteBuf ulpdu = readFpdu(ctx, in);
@@ -232,33 +226,6 @@ final class FpduReader {
         in.setIndex(ulpduStart, ulpduStart + fpduUlpduLength);
         try {
             sink.ulpdu(in);
-        } finally {
-            in.setIndex(start + fpduWireLength, end);
-        }
-    }
-
-    void lendUlpdus() {
-        lend = true;
-    }
-
-    boolean lendsUlpdus() {
-        return lend;
-    }
-
-    /**
-     * Checks the FPDU at the reader index of {@code in} and passes its ULPDU up as {@code in} itself, the
-     * indices set to the ULPDU and restored past the FPDU afterwards (no ULPDU object).
-     */
-    private void lendFpdu(ChannelHandlerContext ctx, ByteBuf in) {
-        int start = in.readerIndex();
-        int end = in.writerIndex();
-        checkFpdu(ctx, in, start);
-        int ulpduStart = start + fpduLead + LENGTH_FIELD;
-        passed(ctx, fpduWireLength);
-        in.setIndex(ulpduStart, ulpduStart + fpduUlpduLength);
-        in.retain();
-        try {
-            ctx.fireChannelRead(in);
         } finally {
             in.setIndex(start + fpduWireLength, end);
         }

@@ -153,22 +153,6 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     /**
-     * From now on each ULPDU passes up as the received buffer itself, its indices set to the ULPDU and
-     * retained for the {@code channelRead} that carries it; its indices move on afterwards. No ULPDU
-     * object per FPDU. For a handler above that reads each ULPDU within that call, keeps no
-     * reference to the buffer itself and releases it once (a retained slice of it stays valid).
-     * Without inbound markers only (where a marker splits a ULPDU it is a view of its pieces);
-     * returns whether ULPDUs are lent. Call on the event loop.
-     */
-    public boolean lendUlpdus() {
-        if (markersRx) {
-            return false;
-        }
-        reader.lendUlpdus();
-        return true;
-    }
-
-    /**
      * From now on each received ULPDU goes to {@code sink} instead of up the pipeline: whole when it is in
      * hand, or, for a large payload still arriving without inbound markers, header first with the payload
      * read into the destination the sink names: from the socket straight there after {@link
@@ -216,11 +200,6 @@ public class MpaFramer extends MpaDuplexDecoder {
      */
     public boolean holdsIncompleteFpdu() {
         return !reader.failed() && (actualReadableBytes() > 0 || reader.readingPayload());
-    }
-
-    /** Whether ULPDUs pass up lent ({@link #lendUlpdus()}). */
-    public boolean lendsUlpdus() {
-        return reader.lendsUlpdus();
     }
 
     @Override
