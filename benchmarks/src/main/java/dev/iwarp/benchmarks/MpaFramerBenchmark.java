@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks;
 
+import dev.iwarp.framing.UlpduSink;
 import dev.iwarp.mpa.MpaFramer;
 import dev.iwarp.mpa.MpaSettings;
 import io.netty.buffer.AdaptiveByteBufAllocator;
@@ -88,11 +89,11 @@ public class MpaFramerBenchmark {
     public boolean crc;
 
     /**
-     * ULPDUs lent as the received buffer itself ({@code MpaFramer.lendUlpdus()}, what the RDMA engine asks
-     * for) rather than sliced; markers refuse it, so with markers both values measure slices.
+     * ULPDUs handed to a {@link UlpduSink} ({@code MpaFramer.receiveWith}, what the RDMA engine binds: each
+     * ULPDU lent for the call, no object per FPDU) rather than passed up the pipeline as slices.
      */
     @Param({"false", "true"})
-    public boolean lend;
+    public boolean sink;
 
     /** The channel's allocator, used by the framer: {@code adaptive} (Netty 4.2's default) or {@code pooled}. */
     @Param({"adaptive", "pooled"})
@@ -142,9 +143,14 @@ public class MpaFramerBenchmark {
     }
 
     private MpaFramer newFramer() {
-        MpaFramer f = new MpaFramer(crc, markers, markers, 0xFFFF, MpaSettings.MAX_SEND_ULPDU, false);
-        if (lend) {
-            f.lendUlpdus();
+        return new MpaFramer(crc, markers, markers, 0xFFFF, MpaSettings.MAX_SEND_ULPDU, false);
+    }
+
+    /** A receiving framer: with {@link #sink}, its ULPDUs go to {@link #rxSink} directly. */
+    private MpaFramer newReceiver() {
+        MpaFramer f = newFramer();
+        if (sink) {
+            f.receiveWith(rxSink);
         }
         return f;
     }
@@ -192,7 +198,7 @@ public class MpaFramerBenchmark {
         rxChannel = new EmbeddedChannel();
         rxChannel.config().setAllocator(alloc);
         rxPipeline = rxChannel.pipeline();
-        rxPipeline.addLast("framer", newFramer()).addLast("sink", rxSink);
+        rxPipeline.addLast("framer", newReceiver()).addLast("sink", rxSink);
 
         // One checked pass over the whole stream, twice to cover the wrap.
         rxSink.expected = payload;
@@ -244,7 +250,7 @@ public class MpaFramerBenchmark {
         if (++nextRead == reads.length) {
             nextRead = 0;
             if (resetAtWrap) {
-                rxPipeline.replace("framer", "framer", newFramer());
+                rxPipeline.replace("framer", "framer", newReceiver());
             }
         }
     }
@@ -275,8 +281,12 @@ public class MpaFramerBenchmark {
         }
     }
 
-    /** Releases every ULPDU; in set-up also compares it with the payload. */
-    static final class InboundSink extends ChannelInboundHandlerAdapter {
+    /**
+     * Takes every ULPDU, up the pipeline (and releases it) or lent as a {@link UlpduSink}; in set-up also
+     * compares it with the payload. The payload is no DDP segment: asked for a destination, it wants the whole
+     * ULPDU (each read here holds whole FPDUs anyway).
+     */
+    static final class InboundSink extends ChannelInboundHandlerAdapter implements UlpduSink {
         long ulpdus;
         long bytes;
         ByteBuf expected;
@@ -285,12 +295,32 @@ public class MpaFramerBenchmark {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf ulpdu = (ByteBuf) msg;
+            ulpdu(ulpdu);
+            ulpdu.release();
+        }
+
+        @Override
+        public void ulpdu(ByteBuf ulpdu) {
             ulpdus++;
             bytes += ulpdu.readableBytes();
             if (expected != null && !ByteBufUtil.equals(expected, ulpdu) && error == null) {
                 error = new IllegalStateException("ULPDU #" + ulpdus + " differs from the payload");
             }
-            ulpdu.release();
+        }
+
+        @Override
+        public int headerLength(int firstOctet) {
+            return 1;
+        }
+
+        @Override
+        public ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength) {
+            return null;
+        }
+
+        @Override
+        public void placed() {
+            throw new IllegalStateException("no destination was named");
         }
 
         @Override

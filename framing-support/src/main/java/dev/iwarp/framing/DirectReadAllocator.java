@@ -24,6 +24,8 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     private int nextReadLength;
     /** Octets socket reads placed straight into destinations. */
     private long octetsReadDirectly;
+    /** Socket reads that returned octets. */
+    private long socketReads;
 
     public DirectReadAllocator(RecvByteBufAllocator delegate) {
         if (delegate instanceof DirectReadAllocator) {
@@ -45,6 +47,11 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     /** Octets the socket reads of this channel placed straight into payload destinations, so far. */
     public long octetsReadDirectly() {
         return octetsReadDirectly;
+    }
+
+    /** Socket reads of this channel that returned octets, so far (each one system call). */
+    public long socketReads() {
+        return socketReads;
     }
 
     @Override
@@ -93,8 +100,11 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
 
         @Override
         public void lastBytesRead(int bytes) {
-            if (intoDestination && bytes > 0) {
-                octetsReadDirectly += bytes;
+            if (bytes > 0) {
+                socketReads++;
+                if (intoDestination) {
+                    octetsReadDirectly += bytes;
+                }
             }
             intoDestination = false;
             handle.lastBytesRead(bytes);

@@ -317,7 +317,10 @@ public final class IwarpStack implements AutoCloseable {
 
         /**
          * Called for every connection's channel before the iWARP handlers are added, e.g. to put a
-         * {@code PcapWriteHandler} or an {@code SslHandler} below MPA.
+         * {@code PcapWriteHandler} or an {@code SslHandler} below MPA. MPA reads large payloads from the socket
+         * straight into their memory unless told otherwise: a handler added here that transforms the inbound
+         * octets (an {@code SslHandler} of your own) needs {@link MpaFraming#withoutDirectReads()} (the stack's own
+         * TLS options need nothing).
          */
         public Builder channelHook(Consumer<Channel> hook) {
             this.channelHook = Objects.requireNonNull(hook);

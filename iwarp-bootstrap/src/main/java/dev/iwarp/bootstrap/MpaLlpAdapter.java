@@ -11,6 +11,7 @@ import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.ddp.llp.UlpduDelivery;
 import dev.iwarp.ddp.llp.UlpduReceiver;
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaErrorCode;
 import dev.iwarp.mpa.MpaException;
@@ -41,18 +42,21 @@ import java.util.function.Consumer;
  * without a composite; markers and held FPDUs handled by the framer). Once the core binds its
  * {@link UlpduReceiver}, the framer hands each ULPDU to it through a {@link ReceiverSink}: a large
  * payload header first, read from the socket into the memory the receiver names; anything else whole,
- * CRC checked, copied once into place ({@link UlpduDelivery}). The framer decides which by its own state
- * (markers, TLS, size); nothing here looks at the pipeline.
+ * CRC checked, copied once into place ({@link UlpduDelivery}). Socket reads go straight into that memory
+ * only through the {@link DirectReadAllocator} the framing hands over (none under TLS); nothing here looks
+ * at what else is in the pipeline.
  */
 final class MpaLlpAdapter extends ChannelDuplexHandler {
     /** MPA's only Terminate EType (RFC 5044 §8). */
     private static final int ETYPE_MPA = 0;
 
     private final Consumer<IwarpConnectionRequest> onRequest;
+    /** The channel's allocator when the socket's octets reach the framer unchanged, else null. */
+    private final DirectReadAllocator directReads;
 
-
-    MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest) {
+    MpaLlpAdapter(Consumer<IwarpConnectionRequest> onRequest, DirectReadAllocator directReads) {
         this.onRequest = onRequest;
+        this.directReads = directReads;
     }
 
     @Override
@@ -64,7 +68,9 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         if (evt instanceof MpaStartupCompletionEvent) {
             MpaStartupCompletionEvent e = (MpaStartupCompletionEvent) evt;
             if (e.isSuccess()) {
-                LowerLayer lower = lowerLayer(ctx, framer(ctx));
+                MpaFramer framer = framer(ctx);
+                framer.readDirectlyWith(directReads);
+                LowerLayer lower = lowerLayer(ctx, framer);
                 ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
             } else {
                 ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));

@@ -66,6 +66,10 @@ class CopiesPerReceivedOctetTest {
         long octets() {
             return channels.stream().mapToLong(DirectReadAllocator::octetsReadDirectly).sum();
         }
+
+        long reads() {
+            return channels.stream().mapToLong(DirectReadAllocator::socketReads).sum();
+        }
     }
 
     private IwarpStack stack(Transport t, Direct direct) {
@@ -95,6 +99,11 @@ class CopiesPerReceivedOctetTest {
         return 2 - (double) direct / payload;
     }
 
+    /** Socket reads (the read phase's, of the receiving side's channels) per 64 KiB of payload received. */
+    private static double readsPer64KiB(long reads) {
+        return reads / ((double) ROUNDS * SIZE / 65536);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
     void writeReadResponseAndSend(Transport transport) throws Exception {
@@ -109,7 +118,7 @@ class CopiesPerReceivedOctetTest {
         MemoryRegion recvMr = spd.register(recv, Access.LOCAL_WRITE);
         CompletionQueue serverRecvCq = new CompletionQueue();
         QueuePair[] serverQp = new QueuePair[1];
-        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 45123 + transport.ordinal()), MpaSettings.defaults(), req -> {
+        Channel listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.defaults(), req -> {
             serverQp[0] = req.accept(spd, new CompletionQueue(), serverRecvCq, new byte[0]);
         });
         IwarpStack client = stack(transport, clientReads);
@@ -123,6 +132,7 @@ class CopiesPerReceivedOctetTest {
         long id = 0;
 
         long before = serverReads.octets();
+        long readsBefore = serverReads.reads();
         for (int i = 0; i < ROUNDS; i++) {
             qp.postSend(SendRequest.rdmaWrite(++id, srcMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
@@ -131,17 +141,21 @@ class CopiesPerReceivedOctetTest {
         qp.postSend(SendRequest.rdmaRead(++id, sinkMr.slice(0, 1), target.stag(), target.iova()));
         take(opts.sendCq());
         double write = copies(serverReads.octets() - before, (long) ROUNDS * SIZE);
+        double writeReads = readsPer64KiB(serverReads.reads() - readsBefore);
         assertArrayEquals(bytes(src), bytes(target.memory()), "Write");
 
         before = clientReads.octets();
+        readsBefore = clientReads.reads();
         for (int i = 0; i < ROUNDS; i++) {
             qp.postSend(SendRequest.rdmaRead(++id, sinkMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
         }
         double readResponse = copies(clientReads.octets() - before, (long) ROUNDS * SIZE);
+        double readResponseReads = readsPer64KiB(clientReads.reads() - readsBefore);
         assertArrayEquals(bytes(src), bytes(sink), "Read Response");
 
         before = serverReads.octets();
+        readsBefore = serverReads.reads();
         for (int i = 0; i < ROUNDS; i++) {
             serverQp[0].postRecv(RecvRequest.of(++id, recvMr.all()));
             qp.postSend(SendRequest.send(++id, srcMr.all()));
@@ -149,10 +163,16 @@ class CopiesPerReceivedOctetTest {
             take(serverRecvCq);
         }
         double send = copies(serverReads.octets() - before, (long) ROUNDS * SIZE);
+        double sendReads = readsPer64KiB(serverReads.reads() - readsBefore);
         assertArrayEquals(bytes(src), bytes(recv), "Send");
         System.out.printf("copies per received payload octet on %s: Write %.3f, Read Response %.3f, Send %.3f%n",
                 transport, write, readResponse, send);
-        assertTrue(write < 2 && readResponse < 2, "tagged payloads are partly read straight into their region");
+        System.out.printf("socket reads per 64 KiB of payload on %s: Write %.1f, Read Response %.1f, Send %.1f%n",
+                transport, writeReads, readResponseReads, sendReads);
+        // Read Responses: every payload read into its region but the first octets of the first one. Writes measured
+        // 1.02-1.08 on both transports: some of a Write phase's FPDUs still come in ordinary reads (not yet found)
+        assertTrue(write <= 1.10, "Write: " + write);
+        assertTrue(readResponse <= 1.02, "Read Response: " + readResponse);
         listener.close().sync();
     }
 }

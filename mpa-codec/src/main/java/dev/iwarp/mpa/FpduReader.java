@@ -56,38 +56,28 @@ final class FpduReader {
     private int fpduUlpduLength;
     private int fpduWireLength;
     private long fpdusReceived;
-    /** ULPDUs pass up as the received buffer itself (MpaFramer#lendUlpdus). */
-    private boolean lend;
     /** The buffer a ULPDU split by markers passes up as, taken again once released; null until the first. */
     private FpduCumulation markerUlpdu;
 
     /** Where ULPDUs go (MpaFramer#receiveWith); null: up the pipeline. */
     private UlpduSink sink;
-    /** The channel's allocator while socket reads may go into a destination, else null; asked per FPDU. */
-    private java.util.function.Supplier<DirectReadAllocator> directReads;
-    /** What {@link #directReads} answered for the FPDU being read into its destination. */
-    private DirectReadAllocator direct;
-    /** The sink was asked for this FPDU's destination already (and wants the whole ULPDU). */
-    private boolean asked;
-    /** The payload's destination (READ_PAYLOAD, READ_TRAILER): ours to release. */
-    private ByteBuf destination;
-    /** Octets of {@link #destination} the CRC covers so far. */
-    private int destinationChecked;
+    /** Large payloads read into their destination (READ_PAYLOAD, READ_TRAILER). */
+    private final DirectPayloadReader payloads;
     /** Run once an FPDU checked out, before its ULPDU goes to the sink (RFC 5044 §7.1.2 rule 4's release). */
     private Runnable validFpdu;
-    /** The DDP header length of the FPDU read directly. */
-    private int headerLength;
 
     FpduReader(boolean crc, boolean markersRx, int maxUlpduLength) {
         this.crc = crc;
         this.markersRx = markersRx;
         this.maxUlpduLength = maxUlpduLength;
+        this.payloads = new DirectPayloadReader(this, crc, rxCrc, rxFeed);
     }
 
     /**
      * Decodes at most one FPDU from {@code in} into {@code out}: one ULPDU is passed on before the
-     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low. Once
-     * {@link #lendUlpdus()} was called and {@code mayLend}, the ULPDU passes up as {@code in} itself.
+     * next is sliced, which keeps the number of live slices (and the recycler's overflow) low. A bound sink
+     * gets it lent instead; payloads are read into their destinations only when {@code mayLend} (no outbound
+     * FPDU is held by RFC 5044 §7.1.2 rule 4, so held writes leave before anything the ULPDU causes).
      *
      * @return whether a valid FPDU was received
      * @throws MpaException code 2 (CRC), 3 (marker) or 5 (ULPDU_Length above the maximum)
@@ -98,6 +88,9 @@ final class FpduReader {
                 case READ_HEADER: {
                     int lead = markersRx && (rxPos & (MARKER_INTERVAL - 1)) == 0 ? MARKER_LENGTH : 0;
                     if (in.readableBytes() < lead + LENGTH_FIELD) {
+                        if (sink != null && !markersRx && mayLend) {
+                            payloads.headerDue(in);
+                        }
                         return false;
                     }
                     int length = in.getUnsignedShort(in.readerIndex() + lead);
@@ -106,7 +99,7 @@ final class FpduReader {
                                 + " exceeds the configured maximum of " + maxUlpduLength + " octets");
                     }
                     fpduLead = lead;
-                    asked = false;
+                    payloads.newFpdu();
                     fpduUlpduLength = length;
                     fpduWireLength = MpaFramer.wireLength(rxPos, length, markersRx);
                     state = State.READ_FPDU;
@@ -114,22 +107,22 @@ final class FpduReader {
                 }
                 case READ_FPDU: {
                     if (in.readableBytes() < fpduWireLength) {
-                        if (sink != null && !asked && !markersRx && mayLend && readDirectly(in)) {
+                        if (sink != null && !payloads.asked() && !markersRx && mayLend
+                                && payloads.begin(in, fpduUlpduLength)) {
+                            state = State.READ_PAYLOAD;
                             break;
                         }
                         if (sink != null && !markersRx && mayLend) {
-                            endNextReadAtHeader(in);
+                            payloads.sizeNextRead(in, fpduUlpduLength, fpduWireLength);
                         }
                         return false;
                     }
                     if (sink != null) {
                         state = State.READ_HEADER;
                         sinkFpdu(ctx, in);
-                        return true;
-                    }
-                    if (lend && mayLend) {
-                        state = State.READ_HEADER;
-                        lendFpdu(ctx, in);
+                        if (!markersRx && mayLend) {
+                            payloads.fpduDone(in, fpduUlpduLength);
+                        }
                         return true;
                     }
                     ByteBuf ulpdu = readFpdu(ctx, in);
@@ -138,18 +131,22 @@ final class FpduReader {
                     // one ULPDU per call (see above)
                     return true;
                 }
-                case READ_PAYLOAD: {
-                    int n = Math.min(in.readableBytes(), destination.writableBytes());
-                    if (n == 0) {
+                case READ_PAYLOAD:
+                    // octets that came in an ordinary buffer (a read begun before the destination was known)
+                    if (!payloads.copyIn(in)) {
                         return false;
                     }
-                    // octets that came in an ordinary buffer (a read begun before the destination was known)
-                    destination.writeBytes(in, n);
-                    payloadRead(ctx);
+                    payloadRead();
                     break;
-                }
                 case READ_TRAILER:
-                    return readTrailer(ctx, in);
+                    if (!payloads.readTrailer(ctx, in, fpduWireLength - LENGTH_FIELD - fpduUlpduLength)) {
+                        return false;
+                    }
+                    passed(ctx, fpduWireLength);
+                    state = State.READ_HEADER;
+                    payloads.fpduDone(in, fpduUlpduLength);
+                    payloads.placed();
+                    return true;
                 case FAILED:
                     in.skipBytes(in.readableBytes());
                     return false;
@@ -159,145 +156,52 @@ final class FpduReader {
         }
     }
 
-    /** From now on ULPDUs go to {@code s}, and payloads are read through {@code d} (may be null). */
-    void receiveWith(UlpduSink s, java.util.function.Supplier<DirectReadAllocator> d, Runnable valid) {
+    /** From now on ULPDUs go to {@code s}. */
+    void receiveWith(UlpduSink s, Runnable valid) {
         sink = s;
-        directReads = d;
+        payloads.receiveWith(s);
         validFpdu = valid;
+    }
+
+    /** Socket reads go into payload destinations through {@code d} (null: never). */
+    void readDirectlyWith(DirectReadAllocator d) {
+        payloads.readDirectlyWith(d);
     }
 
     /** Whether {@code msg} is the destination a socket read was just made into. */
     boolean isDestination(Object msg) {
-        return msg == destination && msg != null;
+        return payloads.isDestination(msg);
     }
 
     /**
-     * The payload octets a socket read just placed in {@link #destination} (the caller releases the read's
+     * The payload octets a socket read just placed in the destination (the caller releases the read's
      * reference): the CRC takes them in. Once the payload is complete, the trailer is read as usual.
      */
     void destinationRead(ChannelHandlerContext ctx) {
         if (state == State.READ_PAYLOAD) {
-            payloadRead(ctx);
+            payloadRead();
+        }
+    }
+
+    /** New payload octets in the destination; once the payload is complete, on to the trailer. */
+    private void payloadRead() {
+        if (payloads.payloadRead(fpduWireLength - fpduUlpduLength)) {
+            state = State.READ_TRAILER;
         }
     }
 
     /** Stops reading into a destination (closing, removed, failed) and releases it. */
     void abandon() {
-        ByteBuf d = destination;
-        if (d != null) {
+        if (payloads.abandon()) {
             state = State.FAILED; // the rest of this FPDU has nowhere to go: nothing more is delivered
-            destination = null;
-            if (direct != null) {
-                direct.readInto(null);
-            }
-            d.release();
         }
     }
 
-    /**
-     * RFC 5044 §8 allows a receiver to place before the CRC is checked, as siw does, provided an error is still
-     * reported: when at least {@link MpaFramer#DIRECT_READ_MIN} payload octets of this FPDU are still due, asks
-     * the sink where the payload goes, and on an answer copies the payload octets already here there and reads
-     * the rest into it. Whether it went so (the state is then READ_PAYLOAD).
-     */
-    private boolean readDirectly(ByteBuf in) {
-        int start = in.readerIndex();
-        int here = in.readableBytes() - LENGTH_FIELD;
-        if (here < 1) {
-            return false;
-        }
-        int hl = sink.headerLength(in.getUnsignedByte(start + LENGTH_FIELD));
-        int payloadLength = fpduUlpduLength - hl;
-        if (hl <= 0 || here < hl || payloadLength - (here - hl) < MpaFramer.DIRECT_READ_MIN) {
-            return false;
-        }
-        asked = true;
-        int end = in.writerIndex();
-        ByteBuf d;
-        in.setIndex(start + LENGTH_FIELD, end);
-        try {
-            d = sink.payloadDestination(in, hl, payloadLength);
-        } finally {
-            in.setIndex(start, end);
-        }
-        if (d == null) {
-            return false;
-        }
-        if (crc) {
-            rxCrc.reset();
-            rxFeed.update(rxCrc, in, start, in.readableBytes());
-        }
-        d.writeBytes(in, start + LENGTH_FIELD + hl, here - hl);
-        in.skipBytes(in.readableBytes());
-        destination = d;
-        destinationChecked = d.writerIndex();
-        headerLength = hl;
-        state = State.READ_PAYLOAD;
-        direct = directReads.get();
-        if (direct != null) {
-            direct.readInto(d);
-        }
-        return true;
-    }
-
-    /**
-     * A large FPDU not read directly (too little of it due): the next read ends at the following FPDU's DDP
-     * header, so that a large payload behind it is read directly.
-     */
-    private void endNextReadAtHeader(ByteBuf in) {
-        if (fpduUlpduLength < MpaFramer.DIRECT_READ_MIN || in.readableBytes() <= LENGTH_FIELD) {
-            return;
-        }
-        DirectReadAllocator d = directReads.get();
-        if (d != null) {
-            int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
-            d.limitNextRead(fpduWireLength - in.readableBytes() + LENGTH_FIELD + hl);
-        }
-    }
-
-    /** New octets in {@link #destination}: under the CRC; once the payload is complete, on to the trailer. */
-    private void payloadRead(ChannelHandlerContext ctx) {
-        ByteBuf d = destination;
-        int w = d.writerIndex();
-        if (crc && w > destinationChecked) {
-            rxFeed.update(rxCrc, d, destinationChecked, w - destinationChecked);
-        }
-        destinationChecked = w;
-        if (!d.isWritable()) {
-            state = State.READ_TRAILER;
-            if (direct != null) {
-                direct.readInto(null);
-                // pad, CRC and the next FPDU's header only: a large payload behind it is read directly too
-                direct.limitNextRead(fpduWireLength - fpduUlpduLength + headerLength);
-            }
-        }
-    }
-
-    /** Pad and CRC of an FPDU whose payload was read into its destination (RFC 5044 §8 code 2). */
-    private boolean readTrailer(ChannelHandlerContext ctx, ByteBuf in) {
-        int trailer = fpduWireLength - LENGTH_FIELD - fpduUlpduLength;
-        if (in.readableBytes() < trailer) {
-            return false;
-        }
-        int start = in.readerIndex();
-        if (crc) {
-            rxFeed.update(rxCrc, in, start, trailer - CRC_LENGTH);
-            int computed = (int) rxCrc.getValue();
-            int received = in.getIntLE(start + trailer - CRC_LENGTH);
-            if (computed != received) {
-                abandon();
-                // RFC 5044 §8 code 2: the payload was placed, inside the range DDP checked; the error ends the stream
-                throw fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
-                        "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
-                        fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength, received, computed));
-            }
-        }
-        in.skipBytes(trailer);
-        passed(ctx, fpduWireLength);
-        abandon();
-        state = State.READ_HEADER;
-        sink.placed();
-        return true;
+    /** RFC 5044 §8 code 2 for the current FPDU, whose CRC field carries {@code received}. */
+    MpaException crcError(ChannelHandlerContext ctx, ByteBuf in, int received, int computed) {
+        return fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
+                "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
+                fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength, received, computed));
     }
 
     /** Checks the FPDU at the reader index of {@code in} and hands its ULPDU to the sink, lent for the call. */
@@ -322,33 +226,6 @@ final class FpduReader {
         in.setIndex(ulpduStart, ulpduStart + fpduUlpduLength);
         try {
             sink.ulpdu(in);
-        } finally {
-            in.setIndex(start + fpduWireLength, end);
-        }
-    }
-
-    void lendUlpdus() {
-        lend = true;
-    }
-
-    boolean lendsUlpdus() {
-        return lend;
-    }
-
-    /**
-     * Checks the FPDU at the reader index of {@code in} and passes its ULPDU up as {@code in} itself, the
-     * indices set to the ULPDU and restored past the FPDU afterwards (no ULPDU object).
-     */
-    private void lendFpdu(ChannelHandlerContext ctx, ByteBuf in) {
-        int start = in.readerIndex();
-        int end = in.writerIndex();
-        checkFpdu(ctx, in, start);
-        int ulpduStart = start + fpduLead + LENGTH_FIELD;
-        passed(ctx, fpduWireLength);
-        in.setIndex(ulpduStart, ulpduStart + fpduUlpduLength);
-        in.retain();
-        try {
-            ctx.fireChannelRead(in);
         } finally {
             in.setIndex(start + fpduWireLength, end);
         }
@@ -382,11 +259,7 @@ final class FpduReader {
             int computed = (int) rxCrc.getValue();
             int received = in.getIntLE(crcIndex);
             if (computed != received) {
-                // RFC 5044 §8 code 2
-                throw fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
-                        "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
-                        fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength,
-                        received, computed));
+                throw crcError(ctx, in, received, computed); // RFC 5044 §8 code 2
             }
         }
         if (markersRx) {

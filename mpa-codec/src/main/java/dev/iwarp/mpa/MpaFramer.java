@@ -10,7 +10,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 
 import java.nio.channels.ClosedChannelException;
@@ -154,31 +153,13 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     /**
-     * From now on each ULPDU passes up as the received buffer itself, its indices set to the ULPDU and
-     * retained for the {@code channelRead} that carries it; its indices move on afterwards. No ULPDU
-     * object per FPDU. For a handler above that reads each ULPDU within that call, keeps no
-     * reference to the buffer itself and releases it once (a retained slice of it stays valid).
-     * Without inbound markers only (where a marker splits a ULPDU it is a view of its pieces);
-     * returns whether ULPDUs are lent. Call on the event loop.
-     */
-    public boolean lendUlpdus() {
-        if (markersRx) {
-            return false;
-        }
-        reader.lendUlpdus();
-        return true;
-    }
-
-    /**
      * From now on each received ULPDU goes to {@code sink} instead of up the pipeline: whole when it is in
      * hand, or, for a large payload still arriving without inbound markers, header first with the payload
-     * read into the destination the sink names. The payload is then read from the socket straight there when
-     * the channel's receive-buffer allocator is a {@link DirectReadAllocator} set before its first read and
-     * this framer sees the socket's octets first (no TLS or other handler below it); else it is copied there
-     * from the buffers received. Call on the event loop.
+     * read into the destination the sink names: from the socket straight there after {@link
+     * #readDirectlyWith}, else copied there from the buffers received. Call on the event loop.
      */
     public void receiveWith(UlpduSink sink) {
-        reader.receiveWith(sink, this::directReads, () -> {
+        reader.receiveWith(sink, () -> {
             if (txHeld) {
                 releaseHeldWrites(this.ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
             }
@@ -186,17 +167,16 @@ public class MpaFramer extends MpaDuplexDecoder {
     }
 
     /**
-     * The channel's {@link DirectReadAllocator} while this framer is the first handler (what the socket reads
-     * comes here as read, not through TLS or another handler below), else null. Asked per FPDU read directly:
-     * the startup handler sits below the framer until it removes itself.
+     * From now on the framer says through {@code allocator} (the channel's receive-buffer allocator, set
+     * before its first read) what the next socket read goes into: a payload's destination, or the octets up to
+     * the next DDP header. The caller, who built the pipeline, vouches that every octet the socket reads reaches
+     * this framer unchanged and in the buffer it was read into: handlers below it may watch the reads (each
+     * destination read arrives as a buffer whose readable octets are exactly the ones read) but must pass them
+     * on as they are; never under TLS or another handler that transforms the stream. Null: payloads are copied
+     * from the buffers received (the default). Call on the event loop.
      */
-    private DirectReadAllocator directReads() {
-        ChannelHandlerContext c = ctx;
-        if (c == null || c.pipeline().firstContext() != c) {
-            return null;
-        }
-        RecvByteBufAllocator a = c.channel().config().getRecvByteBufAllocator();
-        return a instanceof DirectReadAllocator ? (DirectReadAllocator) a : null;
+    public void readDirectlyWith(DirectReadAllocator allocator) {
+        reader.readDirectlyWith(allocator);
     }
 
     @Override
@@ -220,11 +200,6 @@ public class MpaFramer extends MpaDuplexDecoder {
      */
     public boolean holdsIncompleteFpdu() {
         return !reader.failed() && (actualReadableBytes() > 0 || reader.readingPayload());
-    }
-
-    /** Whether ULPDUs pass up lent ({@link #lendUlpdus()}). */
-    public boolean lendsUlpdus() {
-        return reader.lendsUlpdus();
     }
 
     @Override

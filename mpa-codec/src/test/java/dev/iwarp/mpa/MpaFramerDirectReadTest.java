@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
@@ -36,6 +38,9 @@ class MpaFramerDirectReadTest {
     private final ByteBuf region = ByteBufAllocator.DEFAULT.directBuffer(65536, 65536).writeZero(65536);
     private final List<String> calls = new ArrayList<>();
     private final List<byte[]> whole = new ArrayList<>();
+    /** The allocator of the channel under test, if any, and its count of octets read directly at each placed(). */
+    private DirectReadAllocator current;
+    private final List<Long> directAtPlaced = new ArrayList<>();
 
     private final UlpduSink sink = new UlpduSink() {
         @Override
@@ -55,6 +60,9 @@ class MpaFramerDirectReadTest {
         @Override
         public void placed() {
             calls.add("placed");
+            if (current != null) {
+                directAtPlaced.add(current.octetsReadDirectly());
+            }
         }
 
         @Override
@@ -170,6 +178,137 @@ class MpaFramerDirectReadTest {
         ch.finishAndReleaseAll();
     }
 
+    /** The FPDUs of {@code ulpdus} as a sender frames them, with markers or without. */
+    private static byte[] stream(boolean crc, boolean markers, byte[]... ulpdus) {
+        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, markers, false, 65535, 65535, false));
+        for (byte[] u : ulpdus) {
+            tx.writeOutbound(Unpooled.wrappedBuffer(u));
+        }
+        byte[] wire = MpaTestUtil.drainOutbound(tx);
+        tx.finishAndReleaseAll();
+        return wire;
+    }
+
+    /**
+     * Netty's read loop played by hand over a socket that holds the octets {@code [at, available)}: each read
+     * takes what the allocator's buffer has room for, as the kernel does. Returns the new {@code at}.
+     */
+    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
+    private static int readAll(EmbeddedChannel ch, RecvByteBufAllocator.ExtendedHandle handle, byte[] wire, int at,
+                               int available) {
+        while (at < available) {
+            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+            int n = Math.min(b.writableBytes(), available - at);
+            b.writeBytes(wire, at, n);
+            handle.lastBytesRead(n);
+            at += n;
+            ch.writeInbound(b);
+        }
+        return at;
+    }
+
+    /**
+     * Once a stream carried a large FPDU, every later large payload is read straight into its destination, whatever
+     * the socket held when: a message's short last FPDU and the next message's header are read up to that header
+     * only. The peer's octets arrive in two parts, split at every position; CRC on and off. With markers (which cut
+     * payloads) nothing is read directly and every ULPDU comes whole.
+     */
+    @ParameterizedTest(name = "crc={0} markers={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"true, false", "false, false", "true, true", "false, true"})
+    @SuppressWarnings("deprecation")
+    void afterALargeFpduEveryLargePayloadIsReadDirectlySplitAtEveryByte(boolean crc, boolean markers) {
+        int large = MpaFramer.DIRECT_READ_MIN + 1000;
+        byte[] first = tagged(0, large, 3);
+        byte[] tail = tagged(large, 40, 4);
+        byte[] second = tagged(20000, large, 5);
+        byte[] wire = stream(crc, markers, first, tail, second);
+        int firstEnd = MpaFramer.wireLength(0, first.length, markers);
+        for (int cut = firstEnd; cut <= wire.length; cut += cut < firstEnd + 64 || cut > wire.length - 64 ? 1 : 61) {
+            calls.clear();
+            whole.clear();
+            region.setZero(0, region.capacity());
+            MpaFramer f = new MpaFramer(crc, false, markers, 65535, 65535, false);
+            EmbeddedChannel ch = new EmbeddedChannel();
+            DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
+            ch.config().setRecvByteBufAllocator(alloc);
+            ch.pipeline().addLast(f);
+            f.receiveWith(sink);
+            f.readDirectlyWith(alloc);
+            RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
+            current = alloc;
+            directAtPlaced.clear();
+            int at = readAll(ch, handle, wire, 0, cut);
+            readAll(ch, handle, wire, at, wire.length);
+            String where = "cut at " + cut;
+            if (markers) {
+                assertEquals(List.of("ulpdu " + first.length, "ulpdu " + tail.length, "ulpdu " + second.length), calls,
+                        where);
+                assertArrayEquals(second, whole.get(2), where);
+                assertEquals(0, alloc.octetsReadDirectly(), where);
+            } else {
+                // the stream's first large FPDU may come whole in the first ordinary read
+                boolean firstPlaced = calls.get(0).startsWith("header");
+                List<String> expected = new ArrayList<>(firstPlaced ? List.of("header 14+" + large, "placed")
+                        : List.of("ulpdu " + first.length));
+                expected.addAll(List.of("ulpdu " + tail.length, "header 14+" + large, "placed"));
+                assertEquals(expected, calls, where);
+                if (firstPlaced) {
+                    assertArrayEquals(Arrays.copyOfRange(first, TAGGED, first.length), placed(0, large), where);
+                } else {
+                    assertArrayEquals(first, whole.get(0), where);
+                }
+                assertArrayEquals(Arrays.copyOfRange(second, TAGGED, second.length), placed(20000, large), where);
+                assertArrayEquals(tail, whole.get(firstPlaced ? 0 : 1), where);
+                assertEquals(large, alloc.octetsReadDirectly() - (firstPlaced ? directAtPlaced.get(0) : 0),
+                        where + ": the second payload, all of it read into its destination");
+            }
+            assertTrue(ch.inboundMessages().isEmpty(), where);
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    /** The readable octets of every buffer that passed it, which it passes on unchanged (a capture, a guard). */
+    private final List<Integer> watched = new ArrayList<>();
+
+    private ChannelInboundHandlerAdapter watcher() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                watched.add(((ByteBuf) msg).readableBytes());
+                ctx.fireChannelRead(msg);
+            }
+        };
+    }
+
+    /**
+     * Only whoever built the pipeline says whether reads may go into destinations: a framer not told so (as
+     * under TLS) never steers the channel's allocator, whatever else is in the pipeline.
+     */
+    @Test
+    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
+    void withoutReadDirectlyWithTheAllocatorIsNeverSteered() {
+        int payload = 30000;
+        byte[] wire = stream(true, tagged(8, payload, 9), tagged(0, 4, 2));
+        MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
+        ch.config().setRecvByteBufAllocator(alloc);
+        ch.pipeline().addLast(f); // the first handler, yet not told
+        f.receiveWith(sink);
+        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 2 + TAGGED + 100));
+        assertEquals(List.of("header 14+" + payload), calls, "the payload still goes to its destination");
+        ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+        assertTrue(b.writableBytes() != payload - 100 || b.memoryAddress() != region.memoryAddress() + 108,
+                "an ordinary buffer, not the destination");
+        b.release();
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 2 + TAGGED + 100, wire.length - 2 - TAGGED - 100));
+        assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);
+        assertArrayEquals(Arrays.copyOfRange(tagged(8, payload, 9), TAGGED, TAGGED + payload), placed(8, payload));
+        assertEquals(0, alloc.octetsReadDirectly());
+        ch.finishAndReleaseAll();
+    }
+
     /**
      * The channel's read loop, played by hand: once the header is decoded, the next receive buffer is the
      * destination itself (the octets land there with no copy of ours), then a buffer of exactly pad, CRC and
@@ -185,8 +324,9 @@ class MpaFramerDirectReadTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
         ch.config().setRecvByteBufAllocator(alloc);
-        ch.pipeline().addLast(f);
+        ch.pipeline().addLast(watcher(), f); // below the framer, as serve's guard and log context are
         f.receiveWith(sink);
+        f.readDirectlyWith(alloc);
         RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
 
         int first = 2 + TAGGED + 100;
@@ -202,6 +342,7 @@ class MpaFramerDirectReadTest {
             int n = Math.min(due, 7000); // the kernel's copy
             b.writeBytes(wire, at, n);
             ch.writeInbound(b);
+            assertEquals(n, watched.get(watched.size() - 1), "a handler below sees each read's octets alone");
             at += n;
             due -= n;
         }
@@ -214,7 +355,8 @@ class MpaFramerDirectReadTest {
         assertEquals(List.of("header 14+" + payload, "placed"), calls);
         assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(8, payload));
         ByteBuf rest = handle.allocate(ByteBufAllocator.DEFAULT);
-        assertTrue(rest.capacity() > 64, "an ordinary buffer again");
+        // a small FPDU right after a large one is read up to the next FPDU's header as well
+        assertEquals(wire.length - at + 2 + TAGGED, rest.writableBytes(), "the small FPDU and the next header");
         rest.writeBytes(wire, at, wire.length - at);
         ch.writeInbound(rest);
         assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);
