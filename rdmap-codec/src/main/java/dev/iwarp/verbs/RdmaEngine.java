@@ -28,7 +28,7 @@ import java.util.List;
  * framing that honours the lower-layer contract ({@link dev.iwarp.ddp.llp}): it enters RTS on the
  * {@link LlpStartupEvent}, checks every incoming segment's RDMAP headers and hands it to the
  * {@link Responder} (Writes, Read and Atomic Requests, Sends) or the {@link Requester} (Read and
- * Atomic Responses), answers every error the peer causes with a Terminate ({@link StreamState}), and
+ * Atomic Responses), answers every error the peer causes with a Terminate ({@link StreamLifecycle}), and
  * lets the {@link Transmitter} write while the channel is writable.
  *
  * <p>All state is confined to the channel's event loop; {@link QueuePair} hands calls from other
@@ -38,6 +38,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     static final Logger LOG = LoggerFactory.getLogger(RdmaEngine.class);
 
     private final StreamState stream;
+    /** How errors, the peer's Terminate, connection loss and close end the stream. */
+    private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final List<Runnable> early = new ArrayList<>();
     /** Bound to the lower layer once it is in full operation: every ULPDU reaches the engine through it. */
@@ -46,10 +48,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = new QueuePair(this);
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
+        this.lifecycle = stream;
         TaggedBufferTable table = pd.device().table();
         stream.requester = new Requester(stream, stream.tx, sendCq, table, pd);
         stream.responder = new Responder(stream, stream.tx, recvCq, table, pd);
-        receiver = new Receiver(stream, qp);
+        receiver = new Receiver(stream, lifecycle, qp);
         stream.sendQueueDepth = pd.device().sendQueueDepth();
         stream.tx.readResponseRate(pd.device().readResponseRate());
     }
@@ -121,7 +124,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     Future<Void> closeGracefully() {
-        submit(stream::closeGracefully);
+        submit(lifecycle::closeGracefully);
         return stream.closed;
     }
 
@@ -151,7 +154,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             if (e.isSuccess()) {
                 onEstablished(e);
             } else {
-                stream.toError(WcStatus.WR_FLUSH_ERR, "lower-layer startup failed: " + e.cause());
+                lifecycle.toError(WcStatus.WR_FLUSH_ERR, "lower-layer startup failed: " + e.cause());
                 stream.established.tryFailure(e.cause());
             }
         }
@@ -180,7 +183,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         stream.inReadBatch = false;
-        stream.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
+        lifecycle.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
         stream.established.tryFailure(new IllegalStateException("connection closed before RTS"));
         stream.closed.trySuccess(null);
         super.channelInactive(ctx);
@@ -199,21 +202,21 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (cause instanceof LlpException && ((LlpException) cause).streamCanCarryTerminate()) {
             LlpException e = (LlpException) cause;
             // RFC 5040 §4.7: an LLP error is reported with Layer 2 and no header (it cannot be trusted)
-            stream.terminate(new TerminateCause(LlpException.LAYER, e.errorType(), e.errorCode()), null, null,
+            lifecycle.terminate(new TerminateCause(LlpException.LAYER, e.errorType(), e.errorCode()), null, null,
                     "peer's framing: " + e.getMessage());
         } else if (cause instanceof DdpException) {
-            stream.terminate(TerminateMessage.forDdpException((DdpException) cause), cause.getMessage());
+            lifecycle.terminate(TerminateMessage.forDdpException((DdpException) cause), cause.getMessage());
         } else if (cause instanceof LlpException || cause instanceof IOException) {
             // the connection was reset or lost (RFC 5044 §8 code 1 over MPA): no Terminate can go out. Logged
             // once: every write still queued fails with the same error (1,190 lines for one reset before)
             if (stream.state != QpState.ERROR) {
                 LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
             }
-            stream.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
+            lifecycle.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
             ctx.close();
         } else {
             LOG.warn("{} closing after an unexpected error", ctx.channel(), cause);
-            stream.toError(WcStatus.FATAL_ERR, String.valueOf(cause));
+            lifecycle.toError(WcStatus.FATAL_ERR, String.valueOf(cause));
             ctx.close();
         }
     }

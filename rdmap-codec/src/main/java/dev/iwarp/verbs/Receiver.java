@@ -23,10 +23,12 @@ import io.netty.buffer.Unpooled;
  * headers and the STag, base and bounds (RFC 5041 §7.2) and names the region slice the framing places
  * the payload into, before any payload octet is placed; untagged ULPDUs (Sends, Read and Atomic
  * Requests, Terminates) and the RTR come back whole and are handled as messages. Every error the peer
- * causes ends in a Terminate ({@link StreamState}). Confined to the event loop.
+ * causes ends in a Terminate ({@link StreamLifecycle}). Confined to the event loop.
  */
 final class Receiver implements UlpduReceiver, Placement.Target {
     private final StreamState stream;
+    /** Where the peer's errors and its Terminate end the stream. */
+    private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final Placement placement = new Placement();
     /** The untagged segment being received. */
@@ -41,8 +43,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     /** Placement of the tagged segment failed: the stream terminated, nothing more for it. */
     private boolean placeFailed;
 
-    Receiver(StreamState stream, QueuePair qp) {
+    Receiver(StreamState stream, StreamLifecycle lifecycle, QueuePair qp) {
         this.stream = stream;
+        this.lifecycle = lifecycle;
         this.qp = qp;
     }
 
@@ -183,7 +186,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private void terminate(TerminateCause cause, ByteBuf ulpdu, ReadRequestHeader readRequest, String what) {
         DdpSegment offending = DdpCodec.decode(ulpdu);
         try {
-            stream.terminate(cause, offending, readRequest, what);
+            lifecycle.terminate(cause, offending, readRequest, what);
         } finally {
             offending.release();
         }
@@ -225,7 +228,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
                 stream.requester.onAtomicResponse(u);
                 break;
             case TERMINATE:
-                stream.onPeerTerminate(u.payload);
+                lifecycle.onPeerTerminate(u.payload);
                 break;
             default: // the Send variants and Immediate Data
                 stream.responder.onSend(u, op);

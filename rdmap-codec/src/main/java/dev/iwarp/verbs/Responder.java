@@ -229,7 +229,7 @@ final class Responder {
             // must cover exactly the octets sent, so each segment carries its own copy, charged to this peer's
             // memory budget while it is queued (ChargedCopies)
             if (responseCopies == null) {
-                responseCopies = ChargedCopies.of(stream, stream.ctx.alloc());
+                responseCopies = ChargedCopies.of(pd.memoryAccount(), stream, stream.ctx.executor(), stream.ctx.alloc());
             }
             response.copyEachSegment(responseCopies);
         }

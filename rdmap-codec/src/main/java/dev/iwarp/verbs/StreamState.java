@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
  * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
  */
-final class StreamState {
+final class StreamState implements StreamLifecycle {
     static final Logger LOG = RdmaEngine.LOG;
 
     final ProtectionDomain pd;
@@ -117,12 +117,14 @@ final class StreamState {
      * @param offending   the segment that failed, or {@code null} (not released here)
      * @param readRequest the offending Read Request header to quote, or {@code null}
      */
-    void terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader readRequest, String what) {
+    @Override
+    public void terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader readRequest, String what) {
         terminate(TerminateMessage.forError(cause, offending, readRequest), what);
     }
 
     @SuppressWarnings("try") // the Terminate's fields are in the MDC while the try's body logs
-    void terminate(TerminateMessage t, String what) {
+    @Override
+    public void terminate(TerminateMessage t, String what) {
         if (state == QpState.TERMINATE || state == QpState.ERROR) {
             return;
         }
@@ -151,7 +153,8 @@ final class StreamState {
      * not answered.
      */
     @SuppressWarnings("try")
-    void onPeerTerminate(ByteBuf terminate) {
+    @Override
+    public void onPeerTerminate(ByteBuf terminate) {
         TerminateMessage t;
         try {
             t = TerminateMessage.decode(terminate);
@@ -195,7 +198,8 @@ final class StreamState {
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */
-    void closeGracefully() {
+    @Override
+    public void closeGracefully() {
         if (state == QpState.RTS) {
             state = QpState.CLOSING;
             tx.closeAfterQueued();
@@ -206,7 +210,8 @@ final class StreamState {
     }
 
     /** Moves to ERROR (connection lost or closed, startup failed) and completes everything in error. */
-    void toError(WcStatus status, String why) {
+    @Override
+    public void toError(WcStatus status, String why) {
         if (state == QpState.ERROR) {
             return;
         }
