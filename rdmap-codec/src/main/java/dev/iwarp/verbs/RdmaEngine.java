@@ -182,7 +182,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        stream.inReadBatch = false;
+        stream.tx.flushPolicy().connectionClosed();
         lifecycle.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
         stream.established.tryFailure(new IllegalStateException("connection closed before RTS"));
         stream.closed.trySuccess(null);
@@ -234,9 +234,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        stream.inReadBatch = false;
-        ctx.flush(); // responses and requests written while reading
-        stream.requester.readBatchFlushed();
+        stream.tx.flushPolicy().readComplete(); // responses and requests written while reading
         ctx.fireChannelReadComplete();
     }
 

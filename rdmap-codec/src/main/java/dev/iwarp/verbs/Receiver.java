@@ -51,7 +51,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
 
     @Override
     public Placement onHeader(ByteBuf ulpdu, int headerLength, int payloadLength) {
-        stream.inReadBatch = true;
+        stream.tx.flushPolicy().readStarted();
         if (!stream.isRts()) { // after a Terminate nothing more is processed (RFC 5040 §6.2.2)
             return placement.discard();
         }

@@ -46,8 +46,6 @@ final class Requester {
     private MsnWindow atomicResponses;
     private int ord;
     private int nextAtomicId;
-    /** Read and Atomic Requests written inside the current read batch and not flushed yet. */
-    private int requestsHeld;
 
     Requester(StreamState stream, Transmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
             ProtectionDomain pd) {
@@ -96,7 +94,7 @@ final class Requester {
         }
         sendQueue.add(wr);
         if (s == QpState.RTS) {
-            pump(!stream.inReadBatch, true); // within a read batch, channelReadComplete flushes
+            pump(tx.flushPolicy().postFlushes(), true); // within a read batch, channelReadComplete flushes
         }
     }
 
@@ -199,28 +197,12 @@ final class Requester {
     }
 
     private void requestHeld() {
-        if (stream.inReadBatch) {
-            requestsHeld++;
-        }
+        tx.flushPolicy().requestWritten();
     }
 
-    /** The read batch ended and {@code channelReadComplete} flushed what it wrote. */
-    void readBatchFlushed() {
-        requestsHeld = 0;
-    }
-
-    /**
-     * Requests posted while a batch of responses is read would wait for the batch's end, and a batch can
-     * hold all ORD responses: the responder, every request answered, then sits idle until the requester
-     * is done, and the two ends take turns instead of overlapping. So the held requests go out
-     * as soon as no more than half of ORD remain on the wire (RFC 5040 §5.2: ORD bounds what is outstanding,
-     * not when it is sent).
-     */
+    /** Held requests go out before the responder runs dry ({@link FlushPolicy#responseArrived}). */
     private void flushHeldRequestsBeforeResponderRunsDry() {
-        if (requestsHeld > 0 && outstanding.size() - requestsHeld <= ord / 2) {
-            requestsHeld = 0;
-            stream.ctx.flush();
-        }
+        tx.flushPolicy().responseArrived(outstanding.size(), ord);
     }
 
     private static ByteBuf slice(Sge sge) {

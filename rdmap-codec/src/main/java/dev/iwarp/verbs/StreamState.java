@@ -50,12 +50,6 @@ final class StreamState implements StreamLifecycle {
     RdmapWire wire;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
     boolean awaitingRtr;
-    /**
-     * Inside a read batch (between the first channelRead and channelReadComplete): a request posted
-     * now, e.g. from a completion listener, is written but flushed once by channelReadComplete, like
-     * Netty's FlushConsolidationHandler.
-     */
-    boolean inReadBatch;
     /** The send-queue depth (libibverbs {@code max_send_wr}): requests posted and not completed at most. */
     volatile int sendQueueDepth;
     /** Send-queue requests posted and not completed yet (queued, started or outstanding): checked by every post. */

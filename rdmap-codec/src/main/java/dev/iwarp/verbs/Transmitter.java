@@ -52,15 +52,11 @@ final class Transmitter {
     private final ArrayDeque<ChannelPromise> sourcesReleased = new ArrayDeque<>(1); // grows as used
     /** In {@link #transmit}: work posted from a completion it reports waits for its loop. */
     private boolean transmitting;
-    /** A {@link #transmit} asked for a flush while another ran. */
-    private boolean flushAsked;
-    /** {@link #reportLater} is queued on the event loop. */
-    private boolean reportScheduled;
-    /** A {@link #transmitPosted} left its flush to {@link #reportLater}. */
-    private boolean flushOwed;
+    /** When what is written is flushed: read batches, held requests, nested and deferred transmits. */
+    private final FlushPolicy flushPolicy = new FlushPolicy(() -> ctx.flush());
     /** Reports the sources a {@link #transmitPosted} released, and writes what their listeners post. */
     private final Runnable reportLater = () -> {
-        reportScheduled = false;
+        flushPolicy.reportRunning();
         transmit(true);
     };
     private boolean closeWhenDrained;
@@ -82,6 +78,11 @@ final class Transmitter {
     };
     /** Told of every message once its last segment goes to the lower layer. */
     RdmaObserver observer = RdmaObserver.NONE;
+
+    /** This stream's flush rules, for the parts that read ULPDUs and post requests. */
+    FlushPolicy flushPolicy() {
+        return flushPolicy;
+    }
 
     void attach(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -202,7 +203,7 @@ final class Transmitter {
 
     private void transmit(boolean flush, boolean report) {
         if (transmitting) { // a completion this call reports posted more: the running loop writes it
-            flushAsked |= flush;
+            flushPolicy.askedWhileTransmitting(flush);
             return;
         }
         transmitting = true;
@@ -214,17 +215,13 @@ final class Transmitter {
         } finally {
             transmitting = false;
         }
-        boolean flushNow = (wrote && (flush || flushAsked)) || flushOwed;
-        flushAsked = false;
+        boolean flushNow = flushPolicy.afterWrites(wrote, flush);
         if (!sourcesReleased.isEmpty()) {
-            if (!reportScheduled) {
-                reportScheduled = true;
+            if (flushPolicy.deferToReport(flushNow)) { // reportLater flushes
                 ctx.executor().execute(reportLater);
             }
-            flushOwed = flushNow; // reportLater flushes
         } else if (flushNow) {
-            flushOwed = false;
-            ctx.flush();
+            flushPolicy.flushNow();
         }
         if (closeWhenDrained && queue.isEmpty() && !closed) {
             closed = true;
