@@ -50,11 +50,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
         this.lifecycle = stream;
         TaggedBufferTable table = pd.device().table();
-        stream.requester = new Requester(stream, stream.tx, sendCq, table, pd);
-        stream.responder = new Responder(stream, stream.tx, recvCq, table, pd);
+        stream.parts(new Requester(stream, stream.tx(), sendCq, table, pd),
+                new Responder(stream, stream.tx(), recvCq, table, pd));
         receiver = new Receiver(stream, lifecycle, qp);
-        stream.sendQueueDepth = pd.device().sendQueueDepth();
-        stream.tx.readResponseRate(pd.device().readResponseRate());
+        stream.sendQueueDepth(pd.device().sendQueueDepth());
+        stream.tx().readResponseRate(pd.device().readResponseRate());
     }
 
     /**
@@ -65,7 +65,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (octetsPerSecond < 0) {
             throw new IllegalArgumentException("read response rate " + octetsPerSecond);
         }
-        stream.tx.readResponseRate(octetsPerSecond);
+        stream.tx().readResponseRate(octetsPerSecond);
         return this;
     }
 
@@ -77,7 +77,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (requests < 1) {
             throw new IllegalArgumentException("send queue depth " + requests);
         }
-        stream.sendQueueDepth = requests;
+        stream.sendQueueDepth(requests);
         return this;
     }
 
@@ -90,30 +90,30 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     Channel channel() {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         return c == null ? null : c.channel();
     }
 
     Future<QueuePair> established() {
-        return stream.established;
+        return stream.established();
     }
 
     /** Attached to a pipeline and called on its event loop: work can run now, without a task. */
     boolean inEventLoop() {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         return c != null && c.executor().inEventLoop();
     }
 
     /** Runs {@code task} on the event loop (at once when already there; queued until the engine is added). */
     void submit(Runnable task) {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         if (c == null) {
             synchronized (early) {
-                if (stream.ctx == null) {
+                if (stream.ctx() == null) {
                     early.add(task);
                     return;
                 }
-                c = stream.ctx;
+                c = stream.ctx();
             }
         }
         if (c.executor().inEventLoop()) {
@@ -125,7 +125,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     Future<Void> closeGracefully() {
         submit(lifecycle::closeGracefully);
-        return stream.closed;
+        return stream.closed();
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -135,12 +135,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         List<Runnable> tasks;
         RdmaObserver observer = ctx.channel().attr(RdmaObserver.KEY).get();
         if (observer != null) {
-            stream.observer = observer;
-            stream.tx.observer = observer;
+            stream.observer(observer);
         }
         synchronized (early) {
-            stream.tx.attach(ctx);
-            stream.ctx = ctx;
+            stream.tx().attach(ctx);
+            stream.attach(ctx);
             tasks = new ArrayList<>(early);
             early.clear();
         }
@@ -155,7 +154,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
                 onEstablished(e);
             } else {
                 lifecycle.toError(WcStatus.WR_FLUSH_ERR, "lower-layer startup failed: " + e.cause());
-                stream.established.tryFailure(e.cause());
+                stream.established().tryFailure(e.cause());
             }
         }
         ctx.fireUserEventTriggered(evt);
@@ -169,30 +168,30 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         }
         boolean initiator = p.role() == LlpRole.INITIATOR;
         RtrMessage rtr = p.rtr();
-        stream.awaitingRtr = rtr != null && !initiator; // RFC 6581: established for the ULP once the RTR arrived
+        stream.awaitingRtr(rtr != null && !initiator); // RFC 6581: established for the ULP once the RTR arrived
         // a Send RTR takes MSN 1 of the Responder's QN 0 without a receive buffer (RFC 6581)
-        stream.responder.start(p.ird(), rtr == RtrMessage.SEND && !initiator);
-        stream.requester.start(p.ord(), initiator ? rtr : null);
-        if (!stream.awaitingRtr) {
-            stream.established.trySuccess(qp);
+        stream.responder().start(p.ird(), rtr == RtrMessage.SEND && !initiator);
+        stream.requester().start(p.ord(), initiator ? rtr : null);
+        if (!stream.awaitingRtr()) {
+            stream.established().trySuccess(qp);
         }
-        LOG.debug("{} RDMAP stream in RTS: {}", stream.ctx.channel(), p);
-        stream.requester.pump(true);
+        LOG.debug("{} RDMAP stream in RTS: {}", stream.ctx().channel(), p);
+        stream.requester().pump(true);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        stream.tx.flushPolicy().connectionClosed();
+        stream.tx().flushPolicy().connectionClosed();
         lifecycle.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
-        stream.established.tryFailure(new IllegalStateException("connection closed before RTS"));
-        stream.closed.trySuccess(null);
+        stream.established().tryFailure(new IllegalStateException("connection closed before RTS"));
+        stream.closed().trySuccess(null);
         super.channelInactive(ctx);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isWritable() && (stream.isRts() || stream.state == QpState.CLOSING)) {
-            stream.tx.transmit(true);
+        if (ctx.channel().isWritable() && (stream.isRts() || stream.state() == QpState.CLOSING)) {
+            stream.tx().transmit(true);
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -209,7 +208,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         } else if (cause instanceof LlpException || cause instanceof IOException) {
             // the connection was reset or lost (RFC 5044 §8 code 1 over MPA): no Terminate can go out. Logged
             // once: every write still queued fails with the same error (1,190 lines for one reset before)
-            if (stream.state != QpState.ERROR) {
+            if (stream.state() != QpState.ERROR) {
                 LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
             }
             lifecycle.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
@@ -234,7 +233,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        stream.tx.flushPolicy().readComplete(); // responses and requests written while reading
+        stream.tx().flushPolicy().readComplete(); // responses and requests written while reading
         ctx.fireChannelReadComplete();
     }
 
@@ -243,7 +242,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     /** Writes from handlers above the engine pass, except after a Terminate (RFC 5040 §6.2.2). */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (stream.state == QpState.TERMINATE || stream.state == QpState.ERROR) {
+        if (stream.state() == QpState.TERMINATE || stream.state() == QpState.ERROR) {
             ReferenceCountUtil.release(msg);
             promise.tryFailure(new IllegalStateException("stream terminated"));
             return;

@@ -67,7 +67,7 @@ final class Requester {
     }
 
     private void sendRtr(RtrMessage type) {
-        RdmapWire wire = stream.wire;
+        RdmapWire wire = stream.wire();
         switch (type) {
             case WRITE:
                 tx.enqueue(wire.writeRtr(), null);
@@ -75,7 +75,7 @@ final class Requester {
             case READ:
                 // a zero-length Read takes an ORD credit and gets a zero-length Read Response
                 outstanding.add(new Outstanding().read(null, 0, 0, 0));
-                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
+                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx().alloc()), null);
                 break;
             case SEND:
             default:
@@ -86,7 +86,7 @@ final class Requester {
     }
 
     void postSend(SendRequest wr) {
-        QpState s = stream.state;
+        QpState s = stream.state();
         if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
             stream.sendSlotFreed();
             sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
@@ -105,7 +105,7 @@ final class Requester {
 
     /** As {@link #pump(boolean)}; {@code posted}: called by {@link #postSend}, whose caller sees no completion inside it. */
     private void pump(boolean flush, boolean posted) {
-        while (stream.isRts() && !stream.awaitingRtr) {
+        while (stream.isRts() && !stream.awaitingRtr()) {
             SendRequest wr = sendQueue.peek();
             if (wr == null) {
                 break;
@@ -119,7 +119,7 @@ final class Requester {
             sendQueue.poll();
             execute(wr);
         }
-        if (stream.isRts() || stream.state == QpState.CLOSING) {
+        if (stream.isRts() || stream.state() == QpState.CLOSING) {
             if (posted) {
                 tx.transmitPosted(flush);
             } else {
@@ -150,7 +150,7 @@ final class Requester {
                 return;
             }
         }
-        RdmapWire wire = stream.wire;
+        RdmapWire wire = stream.wire();
         switch (wr.kind()) {
             case SEND:
             case SEND_WITH_INVALIDATE: {
@@ -172,11 +172,11 @@ final class Requester {
             case RDMA_READ:
                 outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
                 tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
-                        wr.remoteTo(), stream.ctx.alloc()), null);
+                        wr.remoteTo(), stream.ctx().alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
-                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
+                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx().alloc()),
                         order.startSent(wr));
                 break;
             case ATOMIC_FETCH_ADD:
@@ -187,7 +187,7 @@ final class Requester {
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
                 outstanding.add(order.startAtomic(wr, id));
                 tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
-                        wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
+                        wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx().alloc()), null);
                 requestHeld();
                 break;
             }
@@ -216,9 +216,9 @@ final class Requester {
      */
     private DdpOutboundMessage source(DdpOutboundMessage m, Sge sge) {
         Set<Access> access = sge.region().access();
-        if (stream.parameters.digestsPayload() && sge.length() > 0
+        if (stream.parameters().digestsPayload() && sge.length() > 0
                 && (access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))) {
-            m.copyEachSegment(stream.ctx.alloc());
+            m.copyEachSegment(stream.ctx().alloc());
         }
         return m;
     }
