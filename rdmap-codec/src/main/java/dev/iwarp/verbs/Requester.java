@@ -30,7 +30,7 @@ import java.util.Set;
 final class Requester {
     private final StreamState stream;
     /** Where requests and the RTR are written and flushed. */
-    private final Transmitter tx;
+    private final MessageTransmitter tx;
     /** Where send-queue completions go, in submission order. */
     private final CompletionQueue sendCq;
     /** The tagged buffers (STags) Read and Atomic Responses are placed into (RFC 5041 §4). */
@@ -47,7 +47,7 @@ final class Requester {
     private int ord;
     private int nextAtomicId;
 
-    Requester(StreamState stream, Transmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
+    Requester(StreamState stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;

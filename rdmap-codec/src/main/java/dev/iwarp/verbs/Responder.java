@@ -37,7 +37,7 @@ final class Responder {
     private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
     /** Where responses are written and flushed. */
-    private final Transmitter tx;
+    private final MessageTransmitter tx;
     /** Where receive completions go. */
     private final CompletionQueue recvCq;
     /** The tagged buffers (STags) the peer's Writes, Reads and atomics address (RFC 5041 §4). */
@@ -69,7 +69,7 @@ final class Responder {
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
     private io.netty.buffer.ByteBufAllocator responseCopies;
 
-    Responder(StreamState stream, Transmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
+    Responder(StreamState stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;

@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * array, its payload a slice of the source; no segment object and no composite per segment. Confined
  * to the event loop.
  */
-final class Transmitter {
+final class Transmitter implements MessageTransmitter {
     /**
      * A promise completed by its message's last write, even when the message's source was released earlier (a
      * copy): a Read or Atomic Response, whose IRD slot is held until the response left (RFC 5040 §5.2).
@@ -80,7 +80,8 @@ final class Transmitter {
     RdmaObserver observer = RdmaObserver.NONE;
 
     /** This stream's flush rules, for the parts that read ULPDUs and post requests. */
-    FlushPolicy flushPolicy() {
+    @Override
+    public FlushPolicy flushPolicy() {
         return flushPolicy;
     }
 
@@ -146,7 +147,8 @@ final class Transmitter {
      *
      * @param done completed with the message's last segment, or {@code null}
      */
-    void enqueue(DdpOutboundMessage message, ChannelPromise done) {
+    @Override
+    public void enqueue(DdpOutboundMessage message, ChannelPromise done) {
         if (closed) {
             message.discard();
             message.recycle();
@@ -187,7 +189,8 @@ final class Transmitter {
      * high-water mark, as a raw Netty writer would, instead of one send-queue depth per {@code writev}
      * (16 messages per {@code writev} at depth 16 before).
      */
-    void transmit(boolean flush) {
+    @Override
+    public void transmit(boolean flush) {
         transmit(flush, true);
     }
 
@@ -197,7 +200,8 @@ final class Transmitter {
      * completion before the post returned). That task also flushes: what the listeners it calls post then
      * leaves in the same {@code writev}.
      */
-    void transmitPosted(boolean flush) {
+    @Override
+    public void transmitPosted(boolean flush) {
         transmit(flush, false);
     }
 
