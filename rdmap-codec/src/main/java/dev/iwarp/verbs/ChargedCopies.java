@@ -8,6 +8,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 
+import java.util.concurrent.Executor;
+
 /**
  * Where the per-segment copies of a stream's Read Responses come from when its domain draws from a
  * {@link MemoryBudget} (CRC on: each segment carries its own copy, RFC 5044 §4.4): each copy is charged to the
@@ -21,22 +23,28 @@ import io.netty.buffer.CompositeByteBuf;
  * Local Catastrophic Error), as every budget refusal does; the other peers go on. Event loop only.
  */
 final class ChargedCopies extends AbstractByteBufAllocator {
-    private final StreamState stream;
+    private final StreamLifecycle lifecycle;
+    private final Executor eventLoop;
     private final ByteBufAllocator alloc;
     private final MemoryAccount account;
     private boolean refused;
 
-    private ChargedCopies(StreamState stream, ByteBufAllocator alloc, MemoryAccount account) {
+    private ChargedCopies(StreamLifecycle lifecycle, Executor eventLoop, ByteBufAllocator alloc,
+            MemoryAccount account) {
         super(true);
-        this.stream = stream;
+        this.lifecycle = lifecycle;
+        this.eventLoop = eventLoop;
         this.alloc = alloc;
         this.account = account;
     }
 
-    /** The allocator for {@code stream}'s response copies: {@code alloc} itself when its domain has no budget. */
-    static ByteBufAllocator of(StreamState stream, ByteBufAllocator alloc) {
-        MemoryAccount account = stream.pd.memoryAccount();
-        return account == MemoryAccount.UNLIMITED ? alloc : new ChargedCopies(stream, alloc, account);
+    /**
+     * The allocator for a stream's response copies, charged to {@code account}: {@code alloc} itself when the
+     * domain has no budget. A refusal ends the stream through {@code lifecycle}, in a task of {@code eventLoop}.
+     */
+    static ByteBufAllocator of(MemoryAccount account, StreamLifecycle lifecycle, Executor eventLoop,
+            ByteBufAllocator alloc) {
+        return account == MemoryAccount.UNLIMITED ? alloc : new ChargedCopies(lifecycle, eventLoop, alloc, account);
     }
 
     @Override
@@ -54,7 +62,7 @@ final class ChargedCopies extends AbstractByteBufAllocator {
             refused = true;
             int octets = initialCapacity;
             // after the transmit loop that asked: terminating inside it would drop the message being copied
-            stream.ctx.executor().execute(() -> stream.terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC),
+            eventLoop.execute(() -> lifecycle.terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC),
                     null, null, "memory budget spent: no budget for a copy of " + octets
                             + " octets of a Read Response"));
         }

@@ -26,9 +26,9 @@ public final class QueuePair {
     public void postSend(SendRequest request) {
         engine.stream().takeSendSlot();
         if (engine.inEventLoop()) {
-            engine.stream().requester.postSend(request); // e.g. from a completion listener: no task object
+            engine.stream().requester().postSend(request); // e.g. from a completion listener: no task object
         } else {
-            engine.submit(() -> engine.stream().requester.postSend(request));
+            engine.submit(() -> engine.stream().requester().postSend(request));
         }
     }
 
@@ -38,7 +38,7 @@ public final class QueuePair {
      * afterwards finds it. Receives complete in posting order.
      */
     public void postRecv(RecvRequest request) {
-        Responder responder = engine.stream().responder;
+        Responder responder = engine.stream().responder();
         if (engine.inEventLoop()) {
             responder.takePosted(); // receives posted earlier from other threads keep their place
             responder.postRecv(request);
@@ -50,7 +50,7 @@ public final class QueuePair {
 
     /** The send-queue depth: requests posted and not completed at most (libibverbs {@code max_send_wr}). */
     public int sendQueueDepth() {
-        return engine.stream().sendQueueDepth;
+        return engine.stream().sendQueueDepth();
     }
 
     /** Send-queue requests posted and not completed yet (any thread). */
@@ -63,13 +63,13 @@ public final class QueuePair {
      * to the event loop like the rest of the stream: call it there (monitoring samples it from a task).
      */
     public int irdInUse() {
-        Responder r = engine.stream().responder;
+        Responder r = engine.stream().responder();
         return r == null ? 0 : r.irdInUse();
     }
 
     /** Outbound RDMA Read and Atomic Requests outstanding against ORD (RFC 5040 §5.2). On the event loop. */
     public int ordInUse() {
-        Requester r = engine.stream().requester;
+        Requester r = engine.stream().requester();
         return r == null ? 0 : r.ordInUse();
     }
 
@@ -78,23 +78,23 @@ public final class QueuePair {
      * a Read Response waits for the read-response rate). On the event loop; walks the queue, so not per message.
      */
     public long queuedOctets() {
-        return engine.stream().tx.queuedOctets();
+        return engine.stream().tx().queuedOctets();
     }
 
     public QpState state() {
-        return engine.stream().state;
+        return engine.stream().state();
     }
 
     public ProtectionDomain pd() {
-        return engine.stream().pd;
+        return engine.stream().pd();
     }
 
     public CompletionQueue sendCq() {
-        return engine.stream().sendCq;
+        return engine.stream().sendCq();
     }
 
     public CompletionQueue recvCq() {
-        return engine.stream().recvCq;
+        return engine.stream().recvCq();
     }
 
     /** The channel carrying this stream, once attached. */
@@ -108,7 +108,7 @@ public final class QueuePair {
      * {@code connectionParameters().framing(MpaParameters.class).crc()} over MPA.
      */
     public LlpParameters connectionParameters() {
-        return engine.stream().parameters;
+        return engine.stream().parameters();
     }
 
     /** Completes when the stream reaches RTS; fails if startup fails or the peer rejects. */
@@ -122,7 +122,7 @@ public final class QueuePair {
      * control word out in a non-RFC bit order).
      */
     public TerminateMessage peerTerminate() {
-        return engine.stream().peerTerminate;
+        return engine.stream().peerTerminate();
     }
 
     /**
@@ -130,7 +130,7 @@ public final class QueuePair {
      * Counted on the event loop: call it there (a completion callback, a close listener) or after the channel closed.
      */
     public PeerActivity peerActivity() {
-        return engine.stream().responder.peerActivity();
+        return engine.stream().responder().peerActivity();
     }
 
     /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */

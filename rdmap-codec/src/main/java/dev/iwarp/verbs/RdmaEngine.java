@@ -28,7 +28,7 @@ import java.util.List;
  * framing that honours the lower-layer contract ({@link dev.iwarp.ddp.llp}): it enters RTS on the
  * {@link LlpStartupEvent}, checks every incoming segment's RDMAP headers and hands it to the
  * {@link Responder} (Writes, Read and Atomic Requests, Sends) or the {@link Requester} (Read and
- * Atomic Responses), answers every error the peer causes with a Terminate ({@link StreamState}), and
+ * Atomic Responses), answers every error the peer causes with a Terminate ({@link StreamLifecycle}), and
  * lets the {@link Transmitter} write while the channel is writable.
  *
  * <p>All state is confined to the channel's event loop; {@link QueuePair} hands calls from other
@@ -38,6 +38,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     static final Logger LOG = LoggerFactory.getLogger(RdmaEngine.class);
 
     private final StreamState stream;
+    /** How errors, the peer's Terminate, connection loss and close end the stream. */
+    private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final List<Runnable> early = new ArrayList<>();
     /** Bound to the lower layer once it is in full operation: every ULPDU reaches the engine through it. */
@@ -46,12 +48,13 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = new QueuePair(this);
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
+        this.lifecycle = stream;
         TaggedBufferTable table = pd.device().table();
-        stream.requester = new Requester(stream, stream.tx, sendCq, table, pd);
-        stream.responder = new Responder(stream, stream.tx, recvCq, table, pd);
-        receiver = new Receiver(stream, qp);
-        stream.sendQueueDepth = pd.device().sendQueueDepth();
-        stream.tx.readResponseRate(pd.device().readResponseRate());
+        stream.parts(new Requester(stream, stream.tx(), sendCq, table, pd),
+                new Responder(stream, stream.tx(), recvCq, table, pd));
+        receiver = new Receiver(stream, lifecycle, qp);
+        stream.sendQueueDepth(pd.device().sendQueueDepth());
+        stream.tx().readResponseRate(pd.device().readResponseRate());
     }
 
     /**
@@ -62,7 +65,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (octetsPerSecond < 0) {
             throw new IllegalArgumentException("read response rate " + octetsPerSecond);
         }
-        stream.tx.readResponseRate(octetsPerSecond);
+        stream.tx().readResponseRate(octetsPerSecond);
         return this;
     }
 
@@ -74,7 +77,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (requests < 1) {
             throw new IllegalArgumentException("send queue depth " + requests);
         }
-        stream.sendQueueDepth = requests;
+        stream.sendQueueDepth(requests);
         return this;
     }
 
@@ -87,30 +90,30 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     Channel channel() {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         return c == null ? null : c.channel();
     }
 
     Future<QueuePair> established() {
-        return stream.established;
+        return stream.established();
     }
 
     /** Attached to a pipeline and called on its event loop: work can run now, without a task. */
     boolean inEventLoop() {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         return c != null && c.executor().inEventLoop();
     }
 
     /** Runs {@code task} on the event loop (at once when already there; queued until the engine is added). */
     void submit(Runnable task) {
-        ChannelHandlerContext c = stream.ctx;
+        ChannelHandlerContext c = stream.ctx();
         if (c == null) {
             synchronized (early) {
-                if (stream.ctx == null) {
+                if (stream.ctx() == null) {
                     early.add(task);
                     return;
                 }
-                c = stream.ctx;
+                c = stream.ctx();
             }
         }
         if (c.executor().inEventLoop()) {
@@ -121,8 +124,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     }
 
     Future<Void> closeGracefully() {
-        submit(stream::closeGracefully);
-        return stream.closed;
+        submit(lifecycle::closeGracefully);
+        return stream.closed();
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -132,12 +135,11 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         List<Runnable> tasks;
         RdmaObserver observer = ctx.channel().attr(RdmaObserver.KEY).get();
         if (observer != null) {
-            stream.observer = observer;
-            stream.tx.observer = observer;
+            stream.observer(observer);
         }
         synchronized (early) {
-            stream.tx.attach(ctx);
-            stream.ctx = ctx;
+            stream.tx().attach(ctx);
+            stream.attach(ctx);
             tasks = new ArrayList<>(early);
             early.clear();
         }
@@ -151,8 +153,8 @@ public final class RdmaEngine extends ChannelDuplexHandler {
             if (e.isSuccess()) {
                 onEstablished(e);
             } else {
-                stream.toError(WcStatus.WR_FLUSH_ERR, "lower-layer startup failed: " + e.cause());
-                stream.established.tryFailure(e.cause());
+                lifecycle.toError(WcStatus.WR_FLUSH_ERR, "lower-layer startup failed: " + e.cause());
+                stream.established().tryFailure(e.cause());
             }
         }
         ctx.fireUserEventTriggered(evt);
@@ -166,30 +168,30 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         }
         boolean initiator = p.role() == LlpRole.INITIATOR;
         RtrMessage rtr = p.rtr();
-        stream.awaitingRtr = rtr != null && !initiator; // RFC 6581: established for the ULP once the RTR arrived
+        stream.awaitingRtr(rtr != null && !initiator); // RFC 6581: established for the ULP once the RTR arrived
         // a Send RTR takes MSN 1 of the Responder's QN 0 without a receive buffer (RFC 6581)
-        stream.responder.start(p.ird(), rtr == RtrMessage.SEND && !initiator);
-        stream.requester.start(p.ord(), initiator ? rtr : null);
-        if (!stream.awaitingRtr) {
-            stream.established.trySuccess(qp);
+        stream.responder().start(p.ird(), rtr == RtrMessage.SEND && !initiator);
+        stream.requester().start(p.ord(), initiator ? rtr : null);
+        if (!stream.awaitingRtr()) {
+            stream.established().trySuccess(qp);
         }
-        LOG.debug("{} RDMAP stream in RTS: {}", stream.ctx.channel(), p);
-        stream.requester.pump(true);
+        LOG.debug("{} RDMAP stream in RTS: {}", stream.ctx().channel(), p);
+        stream.requester().pump(true);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        stream.inReadBatch = false;
-        stream.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
-        stream.established.tryFailure(new IllegalStateException("connection closed before RTS"));
-        stream.closed.trySuccess(null);
+        stream.tx().flushPolicy().connectionClosed();
+        lifecycle.toError(WcStatus.WR_FLUSH_ERR, "connection closed");
+        stream.established().tryFailure(new IllegalStateException("connection closed before RTS"));
+        stream.closed().trySuccess(null);
         super.channelInactive(ctx);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isWritable() && (stream.isRts() || stream.state == QpState.CLOSING)) {
-            stream.tx.transmit(true);
+        if (ctx.channel().isWritable() && (stream.isRts() || stream.state() == QpState.CLOSING)) {
+            stream.tx().transmit(true);
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -199,21 +201,21 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         if (cause instanceof LlpException && ((LlpException) cause).streamCanCarryTerminate()) {
             LlpException e = (LlpException) cause;
             // RFC 5040 §4.7: an LLP error is reported with Layer 2 and no header (it cannot be trusted)
-            stream.terminate(new TerminateCause(LlpException.LAYER, e.errorType(), e.errorCode()), null, null,
+            lifecycle.terminate(new TerminateCause(LlpException.LAYER, e.errorType(), e.errorCode()), null, null,
                     "peer's framing: " + e.getMessage());
         } else if (cause instanceof DdpException) {
-            stream.terminate(TerminateMessage.forDdpException((DdpException) cause), cause.getMessage());
+            lifecycle.terminate(TerminateMessage.forDdpException((DdpException) cause), cause.getMessage());
         } else if (cause instanceof LlpException || cause instanceof IOException) {
             // the connection was reset or lost (RFC 5044 §8 code 1 over MPA): no Terminate can go out. Logged
             // once: every write still queued fails with the same error (1,190 lines for one reset before)
-            if (stream.state != QpState.ERROR) {
+            if (stream.state() != QpState.ERROR) {
                 LOG.info("{} connection lost: {}", ctx.channel(), cause.getMessage());
             }
-            stream.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
+            lifecycle.toError(WcStatus.FATAL_ERR, "connection lost: " + cause.getMessage());
             ctx.close();
         } else {
             LOG.warn("{} closing after an unexpected error", ctx.channel(), cause);
-            stream.toError(WcStatus.FATAL_ERR, String.valueOf(cause));
+            lifecycle.toError(WcStatus.FATAL_ERR, String.valueOf(cause));
             ctx.close();
         }
     }
@@ -231,9 +233,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        stream.inReadBatch = false;
-        ctx.flush(); // responses and requests written while reading
-        stream.requester.readBatchFlushed();
+        stream.tx().flushPolicy().readComplete(); // responses and requests written while reading
         ctx.fireChannelReadComplete();
     }
 
@@ -242,7 +242,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     /** Writes from handlers above the engine pass, except after a Terminate (RFC 5040 §6.2.2). */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (stream.state == QpState.TERMINATE || stream.state == QpState.ERROR) {
+        if (stream.state() == QpState.TERMINATE || stream.state() == QpState.ERROR) {
             ReferenceCountUtil.release(msg);
             promise.tryFailure(new IllegalStateException("stream terminated"));
             return;

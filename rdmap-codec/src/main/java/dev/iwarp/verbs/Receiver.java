@@ -23,10 +23,12 @@ import io.netty.buffer.Unpooled;
  * headers and the STag, base and bounds (RFC 5041 §7.2) and names the region slice the framing places
  * the payload into, before any payload octet is placed; untagged ULPDUs (Sends, Read and Atomic
  * Requests, Terminates) and the RTR come back whole and are handled as messages. Every error the peer
- * causes ends in a Terminate ({@link StreamState}). Confined to the event loop.
+ * causes ends in a Terminate ({@link StreamLifecycle}). Confined to the event loop.
  */
 final class Receiver implements UlpduReceiver, Placement.Target {
     private final StreamState stream;
+    /** Where the peer's errors and its Terminate end the stream. */
+    private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final Placement placement = new Placement();
     /** The untagged segment being received. */
@@ -41,34 +43,35 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     /** Placement of the tagged segment failed: the stream terminated, nothing more for it. */
     private boolean placeFailed;
 
-    Receiver(StreamState stream, QueuePair qp) {
+    Receiver(StreamState stream, StreamLifecycle lifecycle, QueuePair qp) {
         this.stream = stream;
+        this.lifecycle = lifecycle;
         this.qp = qp;
     }
 
     @Override
     public Placement onHeader(ByteBuf ulpdu, int headerLength, int payloadLength) {
-        stream.inReadBatch = true;
+        stream.tx().flushPolicy().readStarted();
         if (!stream.isRts()) { // after a Terminate nothing more is processed (RFC 5040 §6.2.2)
             return placement.discard();
         }
         int at = ulpdu.readerIndex();
         int control = ulpdu.getUnsignedByte(at);
-        if ((control & DdpSegment.FLAG_TAGGED) == 0 || stream.awaitingRtr) {
+        if ((control & DdpSegment.FLAG_TAGGED) == 0 || stream.awaitingRtr()) {
             return placement.deliver(); // a message: its payload is read as one
         }
         header.clear().writeBytes(ulpdu, at, DdpTaggedSegment.HEADER_LENGTH);
         try {
-            op = stream.wire.receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
+            op = stream.wire().receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
             int stag = DdpTaggedSegment.stag(ulpdu, at);
             long to = DdpTaggedSegment.to(ulpdu, at);
             last = (control & DdpSegment.FLAG_LAST) != 0;
             length = payloadLength;
-            if (stream.observer != RdmaObserver.NONE) {
-                stream.observer.transferred(stream.ctx.channel(), true, op, payloadLength, last);
+            if (stream.observer() != RdmaObserver.NONE) {
+                stream.observer().transferred(stream.ctx().channel(), true, op, payloadLength, last);
             }
-            target = op == RdmapOpcode.RDMA_WRITE ? stream.responder.writeTarget(stag, to, last, payloadLength)
-                    : stream.requester.readResponseTarget(stag, to, last, payloadLength);
+            target = op == RdmapOpcode.RDMA_WRITE ? stream.responder().writeTarget(stag, to, last, payloadLength)
+                    : stream.requester().readResponseTarget(stag, to, last, payloadLength);
             if (target == null) { // no payload to place
                 placed();
                 return placement.discard();
@@ -116,9 +119,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private void placed() {
         target = null;
         if (op == RdmapOpcode.RDMA_WRITE) {
-            stream.responder.writePlaced(length);
+            stream.responder().writePlaced(length);
         } else {
-            stream.requester.readResponsePlaced(last, length);
+            stream.requester().readResponsePlaced(last, length);
         }
     }
 
@@ -126,10 +129,10 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     public void onPayload(ByteBuf ulpdu) {
         int at = ulpdu.readerIndex();
         try {
-            if (stream.awaitingRtr) { // once per stream: the RTR path takes a segment
+            if (stream.awaitingRtr()) { // once per stream: the RTR path takes a segment
                 DdpSegment seg = DdpCodec.decode(ulpdu);
                 try {
-                    onRtr(seg, stream.wire.receive(seg));
+                    onRtr(seg, stream.wire().receive(seg));
                 } finally {
                     seg.release();
                 }
@@ -137,7 +140,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             }
             int control = ulpdu.getUnsignedByte(at); // untagged: onHeader delivers tagged ones only for the RTR
             InboundUntagged u = untagged.read(ulpdu);
-            onUntagged(stream.wire.receiveUntagged(control & DdpSegment.VERSION_MASK,
+            onUntagged(stream.wire().receiveUntagged(control & DdpSegment.VERSION_MASK,
                     ulpdu.getUnsignedByte(at + 1), u.qn), u);
         } catch (RuntimeException | OutOfMemoryError e) {
             failed(e, ulpdu.readerIndex(at), null);
@@ -157,7 +160,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             terminate(e.terminateCause(), ulpdu, e.readRequest() != null ? e.readRequest() : readRequest,
                     e.getMessage());
         } else if (t instanceof MemoryRefusedException) {
-            stream.observer.memoryRefused(stream.ctx.channel());
+            stream.observer().memoryRefused(stream.ctx().channel());
             // the memory budget refused what this peer's message needs: only this stream ends, as for exhausted
             // direct memory below (RFC 5040 §7.2 Local Catastrophic Error, no header quoted)
             terminate(TerminateCause.of(RdmapError.LOCAL_CATASTROPHIC), ulpdu, null,
@@ -183,7 +186,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private void terminate(TerminateCause cause, ByteBuf ulpdu, ReadRequestHeader readRequest, String what) {
         DdpSegment offending = DdpCodec.decode(ulpdu);
         try {
-            stream.terminate(cause, offending, readRequest, what);
+            lifecycle.terminate(cause, offending, readRequest, what);
         } finally {
             offending.release();
         }
@@ -192,57 +195,57 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     /** A tagged segment handled whole (the RTR's path): the same checks, then placement. */
     private void onTagged(RdmapOpcode op, int stag, long to, boolean last, ByteBuf payload) {
         int len = payload.readableBytes();
-        if (stream.observer != RdmaObserver.NONE) {
-            stream.observer.transferred(stream.ctx.channel(), true, op, len, last);
+        if (stream.observer() != RdmaObserver.NONE) {
+            stream.observer().transferred(stream.ctx().channel(), true, op, len, last);
         }
         if (op == RdmapOpcode.RDMA_WRITE) {
-            TaggedBuffer tb = stream.responder.writeTarget(stag, to, last, len);
+            TaggedBuffer tb = stream.responder().writeTarget(stag, to, last, len);
             if (tb != null) {
                 tb.place(to, payload);
             }
-            stream.responder.writePlaced(len);
+            stream.responder().writePlaced(len);
         } else {
-            TaggedBuffer tb = stream.requester.readResponseTarget(stag, to, last, len);
+            TaggedBuffer tb = stream.requester().readResponseTarget(stag, to, last, len);
             if (tb != null) {
                 tb.place(to, payload);
             }
-            stream.requester.readResponsePlaced(last, len);
+            stream.requester().readResponsePlaced(last, len);
         }
     }
 
     private void onUntagged(RdmapOpcode op, InboundUntagged u) {
-        if (stream.observer != RdmaObserver.NONE) {
-            stream.observer.transferred(stream.ctx.channel(), true, op, u.payload.readableBytes(), u.last);
+        if (stream.observer() != RdmaObserver.NONE) {
+            stream.observer().transferred(stream.ctx().channel(), true, op, u.payload.readableBytes(), u.last);
         }
         switch (op) {
             case RDMA_READ_REQUEST:
-                stream.responder.onReadRequest(u);
+                stream.responder().onReadRequest(u);
                 break;
             case ATOMIC_REQUEST:
-                stream.responder.onAtomicRequest(u);
+                stream.responder().onAtomicRequest(u);
                 break;
             case ATOMIC_RESPONSE:
-                stream.requester.onAtomicResponse(u);
+                stream.requester().onAtomicResponse(u);
                 break;
             case TERMINATE:
-                stream.onPeerTerminate(u.payload);
+                lifecycle.onPeerTerminate(u.payload);
                 break;
             default: // the Send variants and Immediate Data
-                stream.responder.onSend(u, op);
+                stream.responder().onSend(u, op);
         }
     }
 
     /** RFC 6581: the Responder's first message from the Initiator is the RTR; it is consumed invisibly. */
     private void onRtr(DdpSegment seg, RdmapOpcode op) {
-        stream.awaitingRtr = false;
-        RtrMessage type = stream.parameters.rtr();
+        stream.awaitingRtr(false);
+        RtrMessage type = stream.parameters().rtr();
         boolean ok = (type == RtrMessage.WRITE && op == RdmapOpcode.RDMA_WRITE && seg.payloadLength() == 0)
                 || (type == RtrMessage.READ && op == RdmapOpcode.RDMA_READ_REQUEST)
                 || (type == RtrMessage.SEND && op == RdmapOpcode.SEND && seg.payloadLength() == 0);
         if (!ok) {
             RdmaEngine.LOG.warn("{} peer's first message is {} but the negotiated RTR is {}; processing it normally",
-                    stream.ctx.channel(), op.rfcName(), type);
-            stream.established.trySuccess(qp);
+                    stream.ctx().channel(), op.rfcName(), type);
+            stream.established().trySuccess(qp);
             if (seg.isTagged()) {
                 DdpTaggedSegment t = (DdpTaggedSegment) seg;
                 onTagged(op, t.stag(), t.to(), t.isLast(), t.payload());
@@ -253,9 +256,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
         if (op == RdmapOpcode.RDMA_READ_REQUEST) {
             // answered with a zero-length Read Response
-            stream.responder.onReadRequest(untagged.of((DdpUntaggedSegment) seg));
+            stream.responder().onReadRequest(untagged.of((DdpUntaggedSegment) seg));
         } // a Send RTR needs nothing: the receive queue starts at MSN 2
-        stream.established.trySuccess(qp);
-        stream.requester.pump(false);
+        stream.established().trySuccess(qp);
+        stream.requester().pump(false);
     }
 }

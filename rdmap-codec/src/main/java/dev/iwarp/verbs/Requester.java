@@ -30,7 +30,7 @@ import java.util.Set;
 final class Requester {
     private final StreamState stream;
     /** Where requests and the RTR are written and flushed. */
-    private final Transmitter tx;
+    private final MessageTransmitter tx;
     /** Where send-queue completions go, in submission order. */
     private final CompletionQueue sendCq;
     /** The tagged buffers (STags) Read and Atomic Responses are placed into (RFC 5041 §4). */
@@ -46,10 +46,8 @@ final class Requester {
     private MsnWindow atomicResponses;
     private int ord;
     private int nextAtomicId;
-    /** Read and Atomic Requests written inside the current read batch and not flushed yet. */
-    private int requestsHeld;
 
-    Requester(StreamState stream, Transmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
+    Requester(StreamState stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;
@@ -69,7 +67,7 @@ final class Requester {
     }
 
     private void sendRtr(RtrMessage type) {
-        RdmapWire wire = stream.wire;
+        RdmapWire wire = stream.wire();
         switch (type) {
             case WRITE:
                 tx.enqueue(wire.writeRtr(), null);
@@ -77,7 +75,7 @@ final class Requester {
             case READ:
                 // a zero-length Read takes an ORD credit and gets a zero-length Read Response
                 outstanding.add(new Outstanding().read(null, 0, 0, 0));
-                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx.alloc()), null);
+                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx().alloc()), null);
                 break;
             case SEND:
             default:
@@ -88,7 +86,7 @@ final class Requester {
     }
 
     void postSend(SendRequest wr) {
-        QpState s = stream.state;
+        QpState s = stream.state();
         if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
             stream.sendSlotFreed();
             sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
@@ -96,7 +94,7 @@ final class Requester {
         }
         sendQueue.add(wr);
         if (s == QpState.RTS) {
-            pump(!stream.inReadBatch, true); // within a read batch, channelReadComplete flushes
+            pump(tx.flushPolicy().postFlushes(), true); // within a read batch, channelReadComplete flushes
         }
     }
 
@@ -107,7 +105,7 @@ final class Requester {
 
     /** As {@link #pump(boolean)}; {@code posted}: called by {@link #postSend}, whose caller sees no completion inside it. */
     private void pump(boolean flush, boolean posted) {
-        while (stream.isRts() && !stream.awaitingRtr) {
+        while (stream.isRts() && !stream.awaitingRtr()) {
             SendRequest wr = sendQueue.peek();
             if (wr == null) {
                 break;
@@ -121,7 +119,7 @@ final class Requester {
             sendQueue.poll();
             execute(wr);
         }
-        if (stream.isRts() || stream.state == QpState.CLOSING) {
+        if (stream.isRts() || stream.state() == QpState.CLOSING) {
             if (posted) {
                 tx.transmitPosted(flush);
             } else {
@@ -152,7 +150,7 @@ final class Requester {
                 return;
             }
         }
-        RdmapWire wire = stream.wire;
+        RdmapWire wire = stream.wire();
         switch (wr.kind()) {
             case SEND:
             case SEND_WITH_INVALIDATE: {
@@ -174,11 +172,11 @@ final class Requester {
             case RDMA_READ:
                 outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
                 tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
-                        wr.remoteTo(), stream.ctx.alloc()), null);
+                        wr.remoteTo(), stream.ctx().alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
-                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx.alloc()),
+                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx().alloc()),
                         order.startSent(wr));
                 break;
             case ATOMIC_FETCH_ADD:
@@ -189,7 +187,7 @@ final class Requester {
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
                 outstanding.add(order.startAtomic(wr, id));
                 tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
-                        wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx.alloc()), null);
+                        wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx().alloc()), null);
                 requestHeld();
                 break;
             }
@@ -199,28 +197,12 @@ final class Requester {
     }
 
     private void requestHeld() {
-        if (stream.inReadBatch) {
-            requestsHeld++;
-        }
+        tx.flushPolicy().requestWritten();
     }
 
-    /** The read batch ended and {@code channelReadComplete} flushed what it wrote. */
-    void readBatchFlushed() {
-        requestsHeld = 0;
-    }
-
-    /**
-     * Requests posted while a batch of responses is read would wait for the batch's end, and a batch can
-     * hold all ORD responses: the responder, every request answered, then sits idle until the requester
-     * is done, and the two ends take turns instead of overlapping. So the held requests go out
-     * as soon as no more than half of ORD remain on the wire (RFC 5040 §5.2: ORD bounds what is outstanding,
-     * not when it is sent).
-     */
+    /** Held requests go out before the responder runs dry ({@link FlushPolicy#responseArrived}). */
     private void flushHeldRequestsBeforeResponderRunsDry() {
-        if (requestsHeld > 0 && outstanding.size() - requestsHeld <= ord / 2) {
-            requestsHeld = 0;
-            stream.ctx.flush();
-        }
+        tx.flushPolicy().responseArrived(outstanding.size(), ord);
     }
 
     private static ByteBuf slice(Sge sge) {
@@ -234,9 +216,9 @@ final class Requester {
      */
     private DdpOutboundMessage source(DdpOutboundMessage m, Sge sge) {
         Set<Access> access = sge.region().access();
-        if (stream.parameters.digestsPayload() && sge.length() > 0
+        if (stream.parameters().digestsPayload() && sge.length() > 0
                 && (access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))) {
-            m.copyEachSegment(stream.ctx.alloc());
+            m.copyEachSegment(stream.ctx().alloc());
         }
         return m;
     }

@@ -37,7 +37,7 @@ final class Responder {
     private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
     /** Where responses are written and flushed. */
-    private final Transmitter tx;
+    private final MessageTransmitter tx;
     /** Where receive completions go. */
     private final CompletionQueue recvCq;
     /** The tagged buffers (STags) the peer's Writes, Reads and atomics address (RFC 5041 §4). */
@@ -69,7 +69,7 @@ final class Responder {
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
     private io.netty.buffer.ByteBufAllocator responseCopies;
 
-    Responder(StreamState stream, Transmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
+    Responder(StreamState stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;
@@ -103,7 +103,7 @@ final class Responder {
     }
 
     void postRecv(RecvRequest r) {
-        QpState s = stream.state;
+        QpState s = stream.state();
         if (s == QpState.ERROR || s == QpState.TERMINATE) {
             recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
@@ -223,13 +223,13 @@ final class Responder {
     private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
         readsAnswered++;
         readOctetsAnswered += data.readableBytes();
-        DdpOutboundMessage response = stream.wire.readResponse(sinkStag, sinkTo, data);
-        if (stream.parameters.digestsPayload()) {
+        DdpOutboundMessage response = stream.wire().readResponse(sinkStag, sinkTo, data);
+        if (stream.parameters().digestsPayload()) {
             // the source may be written (by any peer) while the response is out: the lower layer's CRC
             // must cover exactly the octets sent, so each segment carries its own copy, charged to this peer's
             // memory budget while it is queued (ChargedCopies)
             if (responseCopies == null) {
-                responseCopies = ChargedCopies.of(stream, stream.ctx.alloc());
+                responseCopies = ChargedCopies.of(pd.memoryAccount(), stream, stream.ctx().executor(), stream.ctx().alloc());
             }
             response.copyEachSegment(responseCopies);
         }
@@ -253,7 +253,7 @@ final class Responder {
      */
     private final class ResponseWritten extends WritePromise implements Transmitter.CompletesOnceSent {
         ResponseWritten() {
-            super(stream.ctx.channel());
+            super(stream.ctx().channel());
         }
 
         @Override
@@ -294,8 +294,8 @@ final class Responder {
                 target.release();
             }
         }
-        tx.enqueue(stream.wire.atomicResponse(new AtomicResponseHeader(h.requestId(), original),
-                stream.ctx.alloc()), releasesIrdSlot());
+        tx.enqueue(stream.wire().atomicResponse(new AtomicResponseHeader(h.requestId(), original),
+                stream.ctx().alloc()), releasesIrdSlot());
         tx.transmit(false);
     }
 

@@ -25,39 +25,33 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
  * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
  */
-final class StreamState {
+final class StreamState implements StreamLifecycle {
     static final Logger LOG = RdmaEngine.LOG;
 
-    final ProtectionDomain pd;
-    final TaggedBufferTable table;
-    final CompletionQueue sendCq;
-    final CompletionQueue recvCq;
-    final QueuePair qp;
-    final Transmitter tx = new Transmitter();
-    final Promise<QueuePair> established = ImmediateEventExecutor.INSTANCE.newPromise();
-    final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();
-    Requester requester;
-    Responder responder;
+    private final ProtectionDomain pd;
+    private final TaggedBufferTable table;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final QueuePair qp;
+    private final Transmitter tx = new Transmitter();
+    private final Promise<QueuePair> established = ImmediateEventExecutor.INSTANCE.newPromise();
+    private final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();
+    private Requester requester;
+    private Responder responder;
 
-    volatile ChannelHandlerContext ctx;
-    volatile QpState state = QpState.IDLE;
-    volatile LlpParameters parameters;
+    private volatile ChannelHandlerContext ctx;
+    private volatile QpState state = QpState.IDLE;
+    private volatile LlpParameters parameters;
     /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
-    volatile TerminateMessage peerTerminate;
-    LowerLayer lowerLayer;
+    private volatile TerminateMessage peerTerminate;
+    private LowerLayer lowerLayer;
     /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
-    RdmaObserver observer = RdmaObserver.NONE;
-    RdmapWire wire;
+    private RdmaObserver observer = RdmaObserver.NONE;
+    private RdmapWire wire;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
-    boolean awaitingRtr;
-    /**
-     * Inside a read batch (between the first channelRead and channelReadComplete): a request posted
-     * now, e.g. from a completion listener, is written but flushed once by channelReadComplete, like
-     * Netty's FlushConsolidationHandler.
-     */
-    boolean inReadBatch;
+    private boolean awaitingRtr;
     /** The send-queue depth (libibverbs {@code max_send_wr}): requests posted and not completed at most. */
-    volatile int sendQueueDepth;
+    private volatile int sendQueueDepth;
     /** Send-queue requests posted and not completed yet (queued, started or outstanding): checked by every post. */
     private volatile int sendWrsPosted;
     private static final AtomicIntegerFieldUpdater<StreamState> SEND_WRS_POSTED =
@@ -69,6 +63,111 @@ final class StreamState {
         this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
         this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
         this.qp = qp;
+    }
+
+    /** The requester and responder of this stream, made once by the engine with their collaborators. */
+    void parts(Requester requester, Responder responder) {
+        this.requester = requester;
+        this.responder = responder;
+    }
+
+    /** The engine was added to a pipeline: the stream writes and closes through {@code ctx}. */
+    void attach(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Told of segments and Terminates from now on. */
+    void observer(RdmaObserver observer) {
+        this.observer = observer;
+        tx.observer = observer;
+    }
+
+    void sendQueueDepth(int requests) {
+        sendQueueDepth = requests;
+    }
+
+    /** RFC 6581: whether the Responder still waits for the Initiator's RTR before it sends anything. */
+    void awaitingRtr(boolean awaiting) {
+        awaitingRtr = awaiting;
+    }
+
+    ProtectionDomain pd() {
+        return pd;
+    }
+
+    TaggedBufferTable table() {
+        return table;
+    }
+
+    CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    QueuePair qp() {
+        return qp;
+    }
+
+    Transmitter tx() {
+        return tx;
+    }
+
+    Promise<QueuePair> established() {
+        return established;
+    }
+
+    Promise<Void> closed() {
+        return closed;
+    }
+
+    Requester requester() {
+        return requester;
+    }
+
+    Responder responder() {
+        return responder;
+    }
+
+    /** The engine's context once it was added; {@code null} before. */
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    /** The queue pair's state (RFC 5040 §6.2 stream states, as the verbs name them). */
+    QpState state() {
+        return state;
+    }
+
+    /** What the lower layer established (ORD, IRD, RTR, digests); {@code null} before RTS. */
+    LlpParameters parameters() {
+        return parameters;
+    }
+
+    /** The Terminate the peer sent, or {@code null} (RFC 5040 §5.4). */
+    TerminateMessage peerTerminate() {
+        return peerTerminate;
+    }
+
+    RdmaObserver observer() {
+        return observer;
+    }
+
+    /** The RDMAP messages of this stream's DDP version; {@code null} before RTS. */
+    RdmapWire wire() {
+        return wire;
+    }
+
+    /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
+    boolean awaitingRtr() {
+        return awaitingRtr;
+    }
+
+    /** The send-queue depth (libibverbs {@code max_send_wr}). */
+    int sendQueueDepth() {
+        return sendQueueDepth;
     }
 
     /**
@@ -117,12 +216,14 @@ final class StreamState {
      * @param offending   the segment that failed, or {@code null} (not released here)
      * @param readRequest the offending Read Request header to quote, or {@code null}
      */
-    void terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader readRequest, String what) {
+    @Override
+    public void terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader readRequest, String what) {
         terminate(TerminateMessage.forError(cause, offending, readRequest), what);
     }
 
     @SuppressWarnings("try") // the Terminate's fields are in the MDC while the try's body logs
-    void terminate(TerminateMessage t, String what) {
+    @Override
+    public void terminate(TerminateMessage t, String what) {
         if (state == QpState.TERMINATE || state == QpState.ERROR) {
             return;
         }
@@ -151,7 +252,8 @@ final class StreamState {
      * not answered.
      */
     @SuppressWarnings("try")
-    void onPeerTerminate(ByteBuf terminate) {
+    @Override
+    public void onPeerTerminate(ByteBuf terminate) {
         TerminateMessage t;
         try {
             t = TerminateMessage.decode(terminate);
@@ -195,7 +297,8 @@ final class StreamState {
     }
 
     /** Graceful close (RFC 5040 §6.2.1): what was posted goes out, then the lower layer closes. */
-    void closeGracefully() {
+    @Override
+    public void closeGracefully() {
         if (state == QpState.RTS) {
             state = QpState.CLOSING;
             tx.closeAfterQueued();
@@ -206,7 +309,8 @@ final class StreamState {
     }
 
     /** Moves to ERROR (connection lost or closed, startup failed) and completes everything in error. */
-    void toError(WcStatus status, String why) {
+    @Override
+    public void toError(WcStatus status, String why) {
         if (state == QpState.ERROR) {
             return;
         }

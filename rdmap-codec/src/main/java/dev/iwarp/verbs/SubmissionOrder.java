@@ -142,7 +142,7 @@ final class SubmissionOrder {
         private Completion outcome;
 
         Sent(SendRequest wr) {
-            super(stream.ctx.channel());
+            super(stream.ctx().channel());
             this.wr = wr;
         }
 

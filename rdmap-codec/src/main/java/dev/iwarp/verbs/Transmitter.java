@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * array, its payload a slice of the source; no segment object and no composite per segment. Confined
  * to the event loop.
  */
-final class Transmitter {
+final class Transmitter implements MessageTransmitter {
     /**
      * A promise completed by its message's last write, even when the message's source was released earlier (a
      * copy): a Read or Atomic Response, whose IRD slot is held until the response left (RFC 5040 §5.2).
@@ -52,15 +52,11 @@ final class Transmitter {
     private final ArrayDeque<ChannelPromise> sourcesReleased = new ArrayDeque<>(1); // grows as used
     /** In {@link #transmit}: work posted from a completion it reports waits for its loop. */
     private boolean transmitting;
-    /** A {@link #transmit} asked for a flush while another ran. */
-    private boolean flushAsked;
-    /** {@link #reportLater} is queued on the event loop. */
-    private boolean reportScheduled;
-    /** A {@link #transmitPosted} left its flush to {@link #reportLater}. */
-    private boolean flushOwed;
+    /** When what is written is flushed: read batches, held requests, nested and deferred transmits. */
+    private final FlushPolicy flushPolicy = new FlushPolicy(() -> ctx.flush());
     /** Reports the sources a {@link #transmitPosted} released, and writes what their listeners post. */
     private final Runnable reportLater = () -> {
-        reportScheduled = false;
+        flushPolicy.reportRunning();
         transmit(true);
     };
     private boolean closeWhenDrained;
@@ -82,6 +78,12 @@ final class Transmitter {
     };
     /** Told of every message once its last segment goes to the lower layer. */
     RdmaObserver observer = RdmaObserver.NONE;
+
+    /** This stream's flush rules, for the parts that read ULPDUs and post requests. */
+    @Override
+    public FlushPolicy flushPolicy() {
+        return flushPolicy;
+    }
 
     void attach(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -145,7 +147,8 @@ final class Transmitter {
      *
      * @param done completed with the message's last segment, or {@code null}
      */
-    void enqueue(DdpOutboundMessage message, ChannelPromise done) {
+    @Override
+    public void enqueue(DdpOutboundMessage message, ChannelPromise done) {
         if (closed) {
             message.discard();
             message.recycle();
@@ -186,7 +189,8 @@ final class Transmitter {
      * high-water mark, as a raw Netty writer would, instead of one send-queue depth per {@code writev}
      * (16 messages per {@code writev} at depth 16 before).
      */
-    void transmit(boolean flush) {
+    @Override
+    public void transmit(boolean flush) {
         transmit(flush, true);
     }
 
@@ -196,13 +200,14 @@ final class Transmitter {
      * completion before the post returned). That task also flushes: what the listeners it calls post then
      * leaves in the same {@code writev}.
      */
-    void transmitPosted(boolean flush) {
+    @Override
+    public void transmitPosted(boolean flush) {
         transmit(flush, false);
     }
 
     private void transmit(boolean flush, boolean report) {
         if (transmitting) { // a completion this call reports posted more: the running loop writes it
-            flushAsked |= flush;
+            flushPolicy.askedWhileTransmitting(flush);
             return;
         }
         transmitting = true;
@@ -214,17 +219,13 @@ final class Transmitter {
         } finally {
             transmitting = false;
         }
-        boolean flushNow = (wrote && (flush || flushAsked)) || flushOwed;
-        flushAsked = false;
+        boolean flushNow = flushPolicy.afterWrites(wrote, flush);
         if (!sourcesReleased.isEmpty()) {
-            if (!reportScheduled) {
-                reportScheduled = true;
+            if (flushPolicy.deferToReport(flushNow)) { // reportLater flushes
                 ctx.executor().execute(reportLater);
             }
-            flushOwed = flushNow; // reportLater flushes
         } else if (flushNow) {
-            flushOwed = false;
-            ctx.flush();
+            flushPolicy.flushNow();
         }
         if (closeWhenDrained && queue.isEmpty() && !closed) {
             closed = true;
