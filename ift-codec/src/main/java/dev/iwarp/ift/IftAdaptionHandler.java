@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -46,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * (counted toward the channel's writability) and then framed in order; node B frames them right after
  * its phase 1, node A after validating phase 1 (it needs node B's VTag).
  */
-public class IftAdaptionHandler extends IftDuplexDecoder {
+public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(IftAdaptionHandler.class);
 
     /** Name under which the framer is added when free. */

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * (codes 6, 7) send a Terminate when {@link MpaSettings#terminateFactory()} is set, then close. Each
  * failure completes {@link #startupFuture()} and fires the completion event with the cause.
  */
-public class MpaStartupHandler extends MpaDuplexDecoder {
+public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(MpaStartupHandler.class);
 
     /** Name under which the framer is added when free. */
