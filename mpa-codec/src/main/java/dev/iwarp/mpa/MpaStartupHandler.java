@@ -346,6 +346,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
 
     private void finish() {
         state = State.DONE;
+        request = null; // used only during startup; the framer and the layers above never need it
         if (timeout != null) {
             timeout.cancel(false);
             timeout = null;
