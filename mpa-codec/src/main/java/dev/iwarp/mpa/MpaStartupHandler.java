@@ -1,12 +1,11 @@
 package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
+import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -15,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -66,8 +64,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     private Promise<MpaParameters> startupPromise;
     private ScheduledFuture<?> timeout;
     private MpaStartupFrame request;
-    private ArrayDeque<Object[]> pendingWrites;
-    private boolean flushPending;
+    private final HeldWrites held = new HeldWrites();
     private boolean replyOctetsSeen;
 
     public MpaStartupHandler(MpaRole role, MpaSettings settings) {
@@ -272,24 +269,12 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         if (settings.emss() <= 0) {
             framer.followEmss();
         }
-        ChannelPipeline p = ctx.pipeline();
-        p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
+        HeldWrites.addFramerAfter(ctx, FRAMER_NAME, framer);
         return framer;
     }
 
     private void handOverPendingWrites(ChannelHandlerContext ctx, MpaFramer framer) {
-        if (pendingWrites == null) {
-            return;
-        }
-        ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
-        Object[] w;
-        while ((w = pendingWrites.poll()) != null) {
-            framer.write(framerCtx, w[0], (ChannelPromise) w[1]);
-        }
-        pendingWrites = null;
-        if (flushPending) {
-            framer.flush(framerCtx);
-        }
+        held.handOver(framer, ctx.pipeline().context(framer));
     }
 
     private void failNegotiation(ChannelHandlerContext ctx, MpaStartupFrame request, MpaStartupFrame reply,
@@ -413,10 +398,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
             ctx.write(msg, promise); // the framer's output, or plain octets after a rejection
             return;
         }
-        if (pendingWrites == null) {
-            pendingWrites = new ArrayDeque<>();
-        }
-        pendingWrites.add(new Object[] {msg, promise});
+        held.hold(ctx, msg, promise);
     }
 
     @Override
@@ -425,18 +407,10 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
             ctx.flush();
             return;
         }
-        flushPending = true;
+        held.holdFlush();
     }
 
     private void failPendingWrites(Throwable cause) {
-        if (pendingWrites == null) {
-            return;
-        }
-        Object[] w;
-        while ((w = pendingWrites.poll()) != null) {
-            ReferenceCountUtil.release(w[0]);
-            ((ChannelPromise) w[1]).tryFailure(cause);
-        }
-        pendingWrites = null;
+        held.fail(cause);
     }
 }
