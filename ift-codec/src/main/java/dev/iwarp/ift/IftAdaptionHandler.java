@@ -1,13 +1,13 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
+import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.PendingWriteQueue;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
  * (counted toward the channel's writability) and then framed in order; node B frames them right after
  * its phase 1, node A after validating phase 1 (it needs node B's VTag).
  */
-public class IftAdaptionHandler extends IftDuplexDecoder {
+public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(IftAdaptionHandler.class);
 
     /** Name under which the framer is added when free. */
@@ -72,8 +72,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
     private Promise<IftParameters> adaptionPromise;
     private ScheduledFuture<?> timeout;
     private IftAdaptionIndication local;
-    private PendingWriteQueue pendingWrites;
-    private boolean flushPending;
+    private final HeldWrites held = new HeldWrites();
     private IftAdaptionException failure;
 
     /** A handler whose role comes from the settings (by default from the connection's direction). */
@@ -216,30 +215,12 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
         stopTimer();
         state = State.ESTABLISHED;
         IftFramer framer = new IftFramer(params);
-        ChannelPipeline p = ctx.pipeline();
-        p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
+        ChannelHandlerContext framerCtx = HeldWrites.addFramerAfter(ctx, FRAMER_NAME, framer);
         LOG.debug("{} IFT adaption complete: {}", PeerAddress.of(ctx), params);
         adaptionPromise.trySuccess(params);
         ctx.fireUserEventTriggered(IftAdaptionCompletionEvent.success(params));
-        handOverPendingWrites(ctx, framer);
-        p.remove(this); // forwards the octets behind the indication to the framer
-    }
-
-    private void handOverPendingWrites(ChannelHandlerContext ctx, IftFramer framer) {
-        PendingWriteQueue q = pendingWrites;
-        pendingWrites = null;
-        ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
-        if (q != null) {
-            Object msg;
-            while ((msg = q.current()) != null) {
-                ReferenceCountUtil.retain(msg); // remove() releases the queue's reference
-                framer.write(framerCtx, msg, q.remove());
-            }
-        }
-        if (flushPending) {
-            flushPending = false;
-            framer.flush(framerCtx);
-        }
+        held.handOver(framer, framerCtx);
+        ctx.pipeline().remove(this); // forwards the octets behind the indication to the framer
     }
 
     /**
@@ -328,10 +309,7 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
                 promise.setFailure(failure);
                 return;
             default:
-                if (pendingWrites == null) {
-                    pendingWrites = new PendingWriteQueue(ctx); // counts toward writability
-                }
-                pendingWrites.add(msg, promise);
+                held.hold(ctx, msg, promise); // counts toward writability
         }
     }
 
@@ -341,14 +319,10 @@ public class IftAdaptionHandler extends IftDuplexDecoder {
             ctx.flush();
             return;
         }
-        flushPending = true;
+        held.holdFlush();
     }
 
     private void failPendingWrites(Throwable cause) {
-        PendingWriteQueue q = pendingWrites;
-        pendingWrites = null;
-        if (q != null) {
-            q.removeAndFailAll(cause);
-        }
+        held.fail(cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.framing.Crc32c;
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -43,7 +45,7 @@ import java.util.zip.CRC32C;
  * nothing back: {@link #isTxHeld()} is always false (no MPA-style rule 4; node A parses frames right
  * after phase 1).
  */
-public class IftFramer extends IftDuplexDecoder {
+public class IftFramer extends DuplexByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(IftFramer.class);
 
     /** header_size, payload_size, receiver's VTag. */

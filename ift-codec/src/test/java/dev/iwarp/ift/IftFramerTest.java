@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.framing.Crc32c;
 import dev.iwarp.ift.IftTestUtil.RefFrame;
 import dev.iwarp.testkit.Splits;
 import io.netty.buffer.ByteBuf;

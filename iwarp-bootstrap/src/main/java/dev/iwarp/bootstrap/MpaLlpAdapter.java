@@ -92,8 +92,11 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
     }
 
     private static LlpParameters parameters(MpaParameters p, LowerLayer lower) {
+        // The connection keeps these for its lifetime: the negotiated values, not the startup frames
+        // (the peer's private data is kept once, below).
         return LlpParameters.builder("MPA Rev " + p.revision(),
-                        p.role() == MpaRole.INITIATOR ? LlpRole.INITIATOR : LlpRole.RESPONDER, lower, p)
+                        p.role() == MpaRole.INITIATOR ? LlpRole.INITIATOR : LlpRole.RESPONDER, lower,
+                        p.withoutStartupFrames())
                 .version(p.ddpVersion()).ird(p.ird()).ord(p.ord()).rtr(rtr(p.rtrType()))
                 .peerPrivateData(p.peerPrivateData()).digestsPayload(p.crc()).build();
     }

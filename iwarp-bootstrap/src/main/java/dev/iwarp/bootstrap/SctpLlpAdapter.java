@@ -110,8 +110,8 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
             if (d.readableBytes() < DdpTaggedSegment.HEADER_LENGTH) {
                 return "tagged DDP header cut short: " + ByteBufUtil.hexDump(d);
             }
-            int stag = d.getInt(d.readerIndex() + 2);
-            long to = d.getLong(d.readerIndex() + 6);
+            int stag = DdpTaggedSegment.stag(d, d.readerIndex());
+            long to = DdpTaggedSegment.to(d, d.readerIndex());
             if (stag != c.tag() || to != c.offset()) {
                 return String.format("extension tag 0x%08x offset 0x%016x, DDP STag 0x%08x TO 0x%016x", c.tag(),
                         c.offset(), stag, to);

@@ -1,6 +1,7 @@
 package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DirectReadAllocator;
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -46,7 +47,7 @@ import java.util.List;
  * two halves, as Netty's HTTP/2 codec leaves it to its frame reader and writer: {@link FpduReader}
  * inbound, {@link FpduWriter} outbound. Both log as this class.
  */
-public class MpaFramer extends MpaDuplexDecoder {
+public class MpaFramer extends DuplexByteToMessageDecoder {
     /** Marker interval (RFC 5044 §4.3). */
     public static final int MARKER_INTERVAL = 512;
     /** Octets of a marker. */

@@ -4,7 +4,9 @@ import java.util.Objects;
 
 /**
  * The outcome of a successful MPA startup: everything the layers above need, immutable. Carried by
- * {@link MpaStartupCompletionEvent} and the startup future.
+ * {@link MpaStartupCompletionEvent} and the startup future, with the Request and Reply as exchanged.
+ * What a connection keeps for its lifetime is {@link #withoutStartupFrames()}: the negotiated values
+ * only, so that an idle connection does not hold both startup frames and their private data.
  */
 public final class MpaParameters {
     private final MpaRole role;
@@ -20,6 +22,9 @@ public final class MpaParameters {
     private final int mulpdu;
     private final int maxUlpduLength;
     private final boolean holdTxUntilFirstFpdu;
+    private final boolean enhanced;
+    private final int peerIrd;
+    private final int peerOrd;
 
     MpaParameters(MpaRole role, int revision, boolean crc, boolean markersTx, boolean markersRx,
                   MpaStartupFrame request, MpaStartupFrame reply, int ird, int ord, RtrType rtrType,
@@ -37,6 +42,51 @@ public final class MpaParameters {
         this.mulpdu = mulpdu;
         this.maxUlpduLength = maxUlpduLength;
         this.holdTxUntilFirstFpdu = holdTxUntilFirstFpdu;
+        this.enhanced = request.irdOrd() != null && reply.irdOrd() != null;
+        MpaIrdOrd w = (role == MpaRole.INITIATOR ? reply : request).irdOrd();
+        this.peerIrd = w == null ? -1 : w.ird();
+        this.peerOrd = w == null ? -1 : w.ord();
+    }
+
+    private MpaParameters(MpaParameters p) {
+        this.role = p.role;
+        this.revision = p.revision;
+        this.crc = p.crc;
+        this.markersTx = p.markersTx;
+        this.markersRx = p.markersRx;
+        this.request = null;
+        this.reply = null;
+        this.ird = p.ird;
+        this.ord = p.ord;
+        this.rtrType = p.rtrType;
+        this.mulpdu = p.mulpdu;
+        this.maxUlpduLength = p.maxUlpduLength;
+        this.holdTxUntilFirstFpdu = p.holdTxUntilFirstFpdu;
+        this.enhanced = p.enhanced;
+        this.peerIrd = p.peerIrd;
+        this.peerOrd = p.peerOrd;
+    }
+
+    /**
+     * These parameters without the startup frames (every other value kept): what a connection holds once
+     * the framer took over. Its {@link #request()}, {@link #reply()}, {@link #peerFrame()},
+     * {@link #localFrame()} and {@link #peerPrivateData()} throw {@link IllegalStateException}.
+     */
+    public MpaParameters withoutStartupFrames() {
+        return request == null ? this : new MpaParameters(this);
+    }
+
+    /** Whether the Request and Reply are still here (see {@link #withoutStartupFrames()}). */
+    public boolean hasStartupFrames() {
+        return request != null;
+    }
+
+    private MpaStartupFrame frame(MpaStartupFrame f) {
+        if (f == null) {
+            throw new IllegalStateException("the startup frames are not kept once the framer took over: read them "
+                    + "from the startup completion event or future");
+        }
+        return f;
     }
 
     /** Our role in the startup: Initiator (sent the Request) or Responder. */
@@ -71,22 +121,22 @@ public final class MpaParameters {
 
     /** The MPA Request of this connection's startup, as sent or received. */
     public MpaStartupFrame request() {
-        return request;
+        return frame(request);
     }
 
     /** The MPA Reply of this connection's startup, as sent or received. */
     public MpaStartupFrame reply() {
-        return reply;
+        return frame(reply);
     }
 
     /** The frame the peer sent. */
     public MpaStartupFrame peerFrame() {
-        return role == MpaRole.INITIATOR ? reply : request;
+        return frame(role == MpaRole.INITIATOR ? reply : request);
     }
 
     /** The frame we sent. */
     public MpaStartupFrame localFrame() {
-        return role == MpaRole.INITIATOR ? request : reply;
+        return frame(role == MpaRole.INITIATOR ? request : reply);
     }
 
     /** The peer's ULP Private Data (after any IRD/ORD words). A copy. */
@@ -96,7 +146,7 @@ public final class MpaParameters {
 
     /** Whether the RFC 6581 IRD/ORD words were exchanged. */
     public boolean enhanced() {
-        return request.irdOrd() != null && reply.irdOrd() != null;
+        return enhanced;
     }
 
     /** Our final Inbound RDMA Read queue Depth: Read Requests we must accept outstanding. */
@@ -111,14 +161,12 @@ public final class MpaParameters {
 
     /** The peer's IRD from its frame, or -1 without RFC 6581 words. */
     public int peerIrd() {
-        MpaIrdOrd w = peerFrame().irdOrd();
-        return w == null ? -1 : w.ird();
+        return peerIrd;
     }
 
     /** The peer's ORD from its frame, or -1 without RFC 6581 words. */
     public int peerOrd() {
-        MpaIrdOrd w = peerFrame().irdOrd();
-        return w == null ? -1 : w.ord();
+        return peerOrd;
     }
 
     /** RFC 6581 peer-to-peer model in force. */

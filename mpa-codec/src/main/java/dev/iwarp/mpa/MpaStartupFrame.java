@@ -219,6 +219,43 @@ public final class MpaStartupFrame {
                 : matchesKey(in, start, Type.REPLY.key) ? Type.REPLY : null;
     }
 
+    /**
+     * Whether the readable octets, however few, agree with the start of {@code type}'s key: a peer that has
+     * sent only part of its first frame may still be sending that startup frame. Reads nothing.
+     */
+    public static boolean mayBeKey(ByteBuf in, Type type) {
+        int n = Math.min(KEY_LENGTH, in.readableBytes());
+        int start = in.readerIndex();
+        for (int i = 0; i < n; i++) {
+            if (in.getByte(start + i) != type.key[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The Reply that refuses the Request whose header (at least {@link #HEADER_LENGTH} octets) is readable,
+     * in that Request's own terms, so that its sender fails at once with the reason: R=1 (RFC 5044 §7.1.5)
+     * in the Request's Rev (Rev 1 for a Rev this side does not know), the RFC 6581 §5 IRD/ORD words (zero)
+     * when the Request is an enhanced Rev 2 one, and {@code privateData} as the ULP's private data.
+     * Reads nothing.
+     */
+    public static MpaStartupFrame refusalOf(ByteBuf request, byte[] privateData) {
+        if (keyAt(request) != Type.REQUEST || request.readableBytes() < HEADER_LENGTH) {
+            throw new IllegalArgumentException("no MPA Request header readable");
+        }
+        int start = request.readerIndex();
+        int revision = request.getUnsignedByte(start + KEY_LENGTH + 1);
+        boolean enhanced = revision == 2 && (request.getUnsignedByte(start + KEY_LENGTH) & FLAG_ENHANCED) != 0;
+        Builder b = builder(Type.REPLY).rejected(true).revision(revision <= 2 ? revision : 1)
+                .ulpPrivateData(privateData);
+        if (enhanced) {
+            b.reserved(FLAG_ENHANCED).irdOrd(MpaIrdOrd.of(0, 0));
+        }
+        return b.build();
+    }
+
     private static Type typeOf(ByteBuf in, int start) {
         if (matchesKey(in, start, Type.REQUEST.key)) {
             return Type.REQUEST;

@@ -1,11 +1,11 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.framing.DuplexByteToMessageDecoder;
+import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.PeerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * (codes 6, 7) send a Terminate when {@link MpaSettings#terminateFactory()} is set, then close. Each
  * failure completes {@link #startupFuture()} and fires the completion event with the cause.
  */
-public class MpaStartupHandler extends MpaDuplexDecoder {
+public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(MpaStartupHandler.class);
 
     /** Name under which the framer is added when free. */
@@ -65,8 +64,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
     private Promise<MpaParameters> startupPromise;
     private ScheduledFuture<?> timeout;
     private MpaStartupFrame request;
-    private ArrayDeque<Object[]> pendingWrites;
-    private boolean flushPending;
+    private final HeldWrites held = new HeldWrites();
     private boolean replyOctetsSeen;
 
     public MpaStartupHandler(MpaRole role, MpaSettings settings) {
@@ -271,24 +269,12 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
         if (settings.emss() <= 0) {
             framer.followEmss();
         }
-        ChannelPipeline p = ctx.pipeline();
-        p.addAfter(ctx.name(), p.get(FRAMER_NAME) == null ? FRAMER_NAME : null, framer);
+        HeldWrites.addFramerAfter(ctx, FRAMER_NAME, framer);
         return framer;
     }
 
     private void handOverPendingWrites(ChannelHandlerContext ctx, MpaFramer framer) {
-        if (pendingWrites == null) {
-            return;
-        }
-        ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
-        Object[] w;
-        while ((w = pendingWrites.poll()) != null) {
-            framer.write(framerCtx, w[0], (ChannelPromise) w[1]);
-        }
-        pendingWrites = null;
-        if (flushPending) {
-            framer.flush(framerCtx);
-        }
+        held.handOver(framer, ctx.pipeline().context(framer));
     }
 
     private void failNegotiation(ChannelHandlerContext ctx, MpaStartupFrame request, MpaStartupFrame reply,
@@ -345,6 +331,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
 
     private void finish() {
         state = State.DONE;
+        request = null; // used only during startup; the framer and the layers above never need it
         if (timeout != null) {
             timeout.cancel(false);
             timeout = null;
@@ -411,10 +398,7 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             ctx.write(msg, promise); // the framer's output, or plain octets after a rejection
             return;
         }
-        if (pendingWrites == null) {
-            pendingWrites = new ArrayDeque<>();
-        }
-        pendingWrites.add(new Object[] {msg, promise});
+        held.hold(ctx, msg, promise);
     }
 
     @Override
@@ -423,18 +407,10 @@ public class MpaStartupHandler extends MpaDuplexDecoder {
             ctx.flush();
             return;
         }
-        flushPending = true;
+        held.holdFlush();
     }
 
     private void failPendingWrites(Throwable cause) {
-        if (pendingWrites == null) {
-            return;
-        }
-        Object[] w;
-        while ((w = pendingWrites.poll()) != null) {
-            ReferenceCountUtil.release(w[0]);
-            ((ChannelPromise) w[1]).tryFailure(cause);
-        }
-        pendingWrites = null;
+        held.fail(cause);
     }
 }

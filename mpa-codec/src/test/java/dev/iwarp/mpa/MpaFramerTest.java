@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.framing.Crc32c;
 import dev.iwarp.testkit.Hex;
 import dev.iwarp.testkit.Splits;
 import io.netty.buffer.ByteBuf;

@@ -1,4 +1,4 @@
-package dev.iwarp.ift;
+package dev.iwarp.framing;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
@@ -8,10 +8,11 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.net.SocketAddress;
 
 /**
- * A byte-stream decoder that also sees outbound writes (as Netty's SslHandler does): the IFT handlers
- * hold or frame writes themselves; every other outbound operation passes through.
+ * A byte-stream decoder that also sees outbound writes (as Netty's SslHandler does): a framing's
+ * startup handler holds writes until the framing is ready and its framer frames them; every other
+ * outbound operation, flush included, passes through unless the subclass overrides it.
  */
-abstract class IftDuplexDecoder extends ByteToMessageDecoder implements ChannelOutboundHandler {
+public abstract class DuplexByteToMessageDecoder extends ByteToMessageDecoder implements ChannelOutboundHandler {
 
     @Override
     public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {

@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.framing;
 
 import io.netty.buffer.ByteBuf;
 
@@ -7,8 +7,10 @@ import java.util.zip.CRC32C;
 
 /**
  * Feeds {@link ByteBuf} regions to {@link java.util.zip.CRC32C} (the JIT intrinsic) without copying
- * and, for heap and plain pooled buffers, without allocating. The MPA CRC field carries the value
- * little-endian on the wire (RFC 5044 §4.4): write it with {@code writeIntLE}.
+ * and, for heap and plain pooled buffers, without allocating: the backing array of a heap buffer, the
+ * cached internal NIO view of a single-component direct buffer, else its NIO buffers one by one.
+ * MPA (RFC 5044 §4.4) and IFT both carry the value least-significant octet first on the wire, as
+ * iSCSI does: write it with {@code writeIntLE}.
  */
 public final class Crc32c {
     /** CRC32C over covered octets followed by their own correct CRC (little-endian) yields this (RFC 3720 Appendix B.4). */
@@ -35,7 +37,7 @@ public final class Crc32c {
         }
     }
 
-    /** The standard CRC32C value of a region (a convenience for tests and tools). */
+    /** The standard CRC32C value of a region. */
     public static int compute(ByteBuf buf, int index, int length) {
         CRC32C crc = new CRC32C();
         update(crc, buf, index, length);
