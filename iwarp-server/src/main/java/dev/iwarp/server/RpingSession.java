@@ -52,12 +52,13 @@ public final class RpingSession implements WireCompletionListener {
     /** Plus the slot: the echo of a ring receive; the slot's receive is re-posted once it completed. */
     private static final long WR_RING_ECHO = 2L << 32;
 
-    private final ByteBuf goAheadMemory;
+    /** The go-ahead's 16 zero octets and their region: made at the first go-ahead (an idle connection holds none). */
+    private ByteBuf goAheadMemory;
     /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
     private final WireRegion recv;
     /** rping's rdma_buf: RDMA Read sink and RDMA Write source (rdma-core's rping.c). */
     private final WireRegion rdma;
-    private final WireRegion goAhead;
+    private WireRegion goAhead;
     private final WireDomain domain;
     private final ByteBufAllocator alloc;
     /** After a bench hello: receives for pipelined echoes, one slot per receive (null until then). */
@@ -97,11 +98,8 @@ public final class RpingSession implements WireCompletionListener {
         this.echoOnly = echoOnly;
         this.domain = domain;
         this.alloc = alloc;
-        goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
-        goAheadMemory.setZero(0, Advertisement.LENGTH); // rdma-core's rping.c: 16 zero octets
         recv = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
         rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
-        goAhead = domain.register(goAheadMemory);
     }
 
     /**
@@ -254,8 +252,22 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void goAhead() {
+        WireRegion g = goAheadRegion();
+        if (g == null) { // released: the connection is closing
+            return;
+        }
         conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // before the go-ahead: the next advertisement finds it
-        conn.postSend(WR_GO_AHEAD, goAhead, 0, Advertisement.LENGTH);
+        conn.postSend(WR_GO_AHEAD, g, 0, Advertisement.LENGTH);
+    }
+
+    /** The go-ahead's region, made at first use and kept until the connection closes; null once released. */
+    private synchronized WireRegion goAheadRegion() {
+        if (goAhead == null && !released) {
+            goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
+            goAheadMemory.setZero(0, Advertisement.LENGTH); // rdma-core's rping.c: 16 zero octets
+            goAhead = domain.register(goAheadMemory);
+        }
+        return goAhead;
     }
 
     private void fail(long wrId, Enum<?> status) {
@@ -285,8 +297,10 @@ public final class RpingSession implements WireCompletionListener {
             released = true;
             recv.deregister(); // and their memory, if they hold any
             rdma.deregister();
-            goAhead.deregister();
-            goAheadMemory.release();
+            if (goAhead != null) {
+                goAhead.deregister();
+                goAheadMemory.release();
+            }
             if (ring != null) {
                 int ringOctets = ringMemory.capacity();
                 ring.deregister();
