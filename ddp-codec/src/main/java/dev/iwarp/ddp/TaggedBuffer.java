@@ -243,15 +243,22 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
     }
 
     /**
-     * Direct memory only, and only for a buffer that has its memory (an on-demand one gets it on its first
-     * placement, {@link #placeAt}): a retained slice, so releasing the view never releases the region.
+     * Direct memory only, and only for a buffer that has its memory: an on-demand one gets it on its first
+     * placement ({@link #placeAt}, which also charges the memory budget), and has a view from then on. A
+     * retained slice, so releasing the view never releases the region.
      */
     @Override
     public ByteBuf view(int offset, int length) {
-        if (allocator != null || !memory.isDirect() || length == 0) {
+        if (length == 0) {
             return null;
         }
-        return memory.retainedSlice(memory.readerIndex() + offset, length).clear();
+        if (allocator == null) {
+            return memory.isDirect() ? memory.retainedSlice(memory.readerIndex() + offset, length).clear() : null;
+        }
+        synchronized (this) {
+            ByteBuf b = allocated;
+            return b != null && b.isDirect() ? b.retainedSlice(offset, length).clear() : null;
+        }
     }
 
     /**

@@ -104,6 +104,27 @@ class OnDemandTaggedBufferTest {
         assertFalse(b.isAllocated());
     }
 
+    /**
+     * A payload can be read straight into on-demand memory once it exists (the first placement allocates it and
+     * charges the budget); before that, and after deregistration, there is no view and placement copies.
+     */
+    @Test
+    void aViewOnceTheMemoryExistsNoneBeforeOrAfter() {
+        TaggedBuffer b = register();
+        assertEquals(null, b.view(0, 16), "no memory yet: no view, and asking allocates nothing");
+        assertEquals(0, alloc.given.size());
+        b.place(BASE, Unpooled.wrappedBuffer(new byte[] {1}));
+        ByteBuf v = b.view(8, 4);
+        assertTrue(v != null && v.isDirect());
+        assertEquals(0, v.writerIndex());
+        v.writeInt(0x01020304);
+        v.release();
+        assertEquals(0x01020304, b.memory().getInt(8), "written through the view, into the region");
+        table.deregister(b.stag());
+        assertEquals(null, b.view(0, 16), "deregistered: no view");
+        assertEquals(0, alloc.live(), "the view's reference was returned: memory released at deregistration");
+    }
+
     @Test
     void placementOutsideThrowsAndAllocatesNothing() {
         TaggedBuffer b = register();
