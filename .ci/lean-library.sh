@@ -6,7 +6,7 @@
 # Usage: .ci/lean-library.sh [maven args, e.g. -o -Dmaven.repo.local=...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's:.*<version>\(.*-SNAPSHOT\)</version>.*:\1:p' "$root/pom.xml" | head -1)
+version=$(sed -n 's:.*<version>\(.*-SNAPSHOT\)</version>.*:\1:p' "$root/pom.xml" | sed -n 1p)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/pom.xml" <<POM

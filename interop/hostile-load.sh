@@ -109,7 +109,7 @@ run_attack() {
         tail -5 "$log"; failures+=("$name: serve did not start"); kill -9 $serve 2>/dev/null; serve=; return
     fi
     if [ $name = tls-flood ]; then
-        local pin; pin=$(grep -o 'fingerprint SHA256:[0-9A-Fa-f:]*' "$log" | head -1 | cut -d' ' -f2)
+        local pin; pin=$(grep -o 'fingerprint SHA256:[0-9A-Fa-f:]*' "$log" | sed -n 1p | cut -d' ' -f2)
         ping_args=(--ping-arg=--tls --ping-arg=--pin --ping-arg="$pin")
     fi
     local failed_before=${#failures[@]}

@@ -49,7 +49,7 @@ cat > "$SHARE/guest.sh" <<'GUEST'
 set -u
 cp /host/iwarp-server.jar /host/benchmarks.jar /tmp/ && cd /tmp
 echo "guest: $(uname -r), $(nproc) vCPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"\
-     "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $(java -version 2>&1 | head -1)"
+     "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $(java -version 2>&1 | sed -n 1p)"
 sysctl -qw fs.nr_open=1100000 fs.file-max=2200000 net.ipv4.ip_local_port_range="1024 65535" \
     net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
 ulimit -Hn 1048576 && ulimit -n 1048576
@@ -77,7 +77,7 @@ for n in $(cat /host/counts); do
         --latency-rounds "$(cat /host/rounds)" --latency-iterations 2000 2>&1 | tee -a /host/progress.txt
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
     echo "(IdleConnections took $(( $(date +%s) - t0 )) s; serve A's VmRSS $(awk '/VmRSS/ {print $2, $3}' /proc/$A/status))"
-    grep -E "WARN|ERROR" serveB.log | cut -c1-200 | sort | uniq -c | sort -rn | head -5
+    grep -E "WARN|ERROR" serveB.log | cut -c1-200 | sort | uniq -c | sort -rn | sed -n 1,5p
     kill $B; wait $B 2>/dev/null
 done
 kill $A; wait $A 2>/dev/null

@@ -50,7 +50,7 @@ sleep 1; kill $TD 2>/dev/null
 t0=$(date +%s)
 $J ping --wire sctp --bind ::1 $WAIT -C 3 -S 60000 -v -V '[::1]' > ping6.log 2>&1; check $? 0 "ping IPv6 over SCTP, 60000-octet pings ($(( $(date +%s) - t0 )) s)"
 $J bench --wire sctp --bind 127.0.0.1 $WAIT --op send --size 1024 --iterations 300 127.0.0.1 > bench.log 2>&1; check $? 0 "bench send 1 KiB x 300"
-grep -iE "MB/s|ops|latency|p50" bench.log | head -4
+grep -m4 -iE "MB/s|ops|latency|p50" bench.log
 # the adaptation carries no private data: serve's target advertisement is its first Send, as over IFT
 for op in write read; do
   $J bench --wire sctp --bind 127.0.0.1 $WAIT --op $op --size 4096 --iterations 100 --warmup 0 --verify 127.0.0.1 > bench-$op.log 2>&1
@@ -91,7 +91,7 @@ echo "guest wall time: $(( $(date +%s) - start )) s"
 if ! grep -q "guest-result 0" <<<"$OUT"; then
   for f in "$SHARE"/logs/*.log; do
     [[ $f == */ops.log ]] && continue
-    echo "--- $(basename "$f")"; { grep -m3 -B2 -A6 "Exception" "$f" || true; } | head -20; tail -8 "$f"
+    echo "--- $(basename "$f")"; { grep -m3 -B2 -A6 "Exception" "$f" || true; } | sed -n 1,20p; tail -8 "$f"
   done
   # SctpOperationsCheck's whole output: where it stopped, and the thread dump if it was stopped
   [[ -f $SHARE/logs/ops.log ]] && { echo "--- ops.log (whole)"; cat "$SHARE/logs/ops.log"; }

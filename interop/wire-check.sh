@@ -27,7 +27,7 @@ if ! command -v tshark >/dev/null 2>&1 || ! command -v dumpcap >/dev/null 2>&1; 
     apt-get update -q
     apt-get install -y -q --no-install-recommends tshark
 fi
-echo "wire-check: $(tshark -v 2>/dev/null | head -1)"
+echo "wire-check: $(tshark -v 2>/dev/null | sed -n 1p)"
 
 if [ -n "${WIRE_CHECK_DIR:-}" ]; then
     dir=$WIRE_CHECK_DIR

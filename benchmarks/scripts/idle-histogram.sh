@@ -17,11 +17,11 @@ java -jar $J serve --address 127.0.0.1 --port $port --idle-timeout 900 "${extra[
 s=$!
 for i in $(seq 90); do grep -q "listening on" $log $out/serve-$mode.out 2>/dev/null && break; sleep 1; done
 sleep 2; jcmd $s GC.class_histogram > $out/histo0-$mode.txt 2>&1
-pin=""; if [ $mode = tls ]; then pin=$(grep -ohE "fingerprint SHA256:[0-9A-Fa-f:]+" $log $out/serve-$mode.out | head -1 | cut -d" " -f2); copt=(--tls-pin "$pin"); fi
+pin=""; if [ $mode = tls ]; then pin=$(grep -ohE "fingerprint SHA256:[0-9A-Fa-f:]+" $log $out/serve-$mode.out | sed -n 1p | cut -d" " -f2); copt=(--tls-pin "$pin"); fi
 java -cp $B dev.iwarp.benchmarks.IdleConnections --connections $n --port $port --pid $s --settle 3 --hold 30 --open-timeout 400 --ping-jar $J "${copt[@]}" > $out/idle-$mode.txt 2>&1 &
 c=$!
 for i in $(seq 500); do grep -q "^opened" $out/idle-$mode.txt && break; sleep 1; done
 sleep 5
 jcmd $s GC.class_histogram > $out/histo-$mode.txt 2>&1
-ss -Htnm state established "( sport = :$port )" | grep -o 'skmem:([^)]*)' | sed 's/,d[0-9]*)/)/' | sort | uniq -c | sort -rn | head -5 > $out/skmem-$mode.txt
+ss -Htnm state established "( sport = :$port )" | grep -o 'skmem:([^)]*)' | sed 's/,d[0-9]*)/)/' | sort | uniq -c | sort -rn | sed -n 1,5p > $out/skmem-$mode.txt
 wait $c; kill $s; wait $s 2>/dev/null

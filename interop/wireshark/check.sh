@@ -77,7 +77,7 @@ check_ift_capture() { # file label [frames expected without their indication]
     expect_eq "$label: TCP segments with payload neither IFT nor part of a reassembled PDU" "$(count "$f" "$unplaced")" 0
     if [ "$(count "$f" "$unplaced")" != 0 ]; then # what they were: stream, ports, length, TCP's own analysis
         ts -2 -r "$f" -Y "$unplaced" -T fields -e frame.number -e tcp.stream -e tcp.srcport -e tcp.dstport \
-            -e tcp.len -e tcp.analysis.flags -e _ws.col.Info | head -20 | sed 's/^/        /'
+            -e tcp.len -e tcp.analysis.flags -e _ws.col.Info | sed -n '1,20s/^/        /p'
     fi
     local ai frames hgood pgood hbad pbad assumed
     ai=$(occurrences "$f" ift.ai.magic)
@@ -184,7 +184,7 @@ capture_ift() { # jar
     fi
 }
 
-echo "check.sh: $(tshark -v 2>/dev/null | head -1)"
+echo "check.sh: $(tshark -v 2>/dev/null | sed -n 1p)"
 case "${1:-}" in
     vectors) check_vectors ;;
     ift) capture_ift "${2:?usage: check.sh ift JAR}" ;;

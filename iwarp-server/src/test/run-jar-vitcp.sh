@@ -16,8 +16,8 @@ grep -q "listening on.*VI/TCP" "$log" || { cat "$log"; echo "run-jar-vitcp: serv
 
 fail() { echo "$out"; cat "$log"; echo "run-jar-vitcp: $1" >&2; exit 1; }
 out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" --wire vitcp -C 5 -S 9000 -v -V --crc)" || fail "ping exited $?"
-echo "$out" | head -1
-echo "$out" | tail -1
+sed -n 1p <<<"$out"
+sed -n '$p' <<<"$out"
 grep -q '^5/5 pings of 9000 octets verified' <<<"$out" || fail "ping failed"
 grep -q 'VI/TCP Reliable Delivery, CRC on' <<<"$out" || fail "ping did not negotiate the CRC option"
 for op in write read send; do
