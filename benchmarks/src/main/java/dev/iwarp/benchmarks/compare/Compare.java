@@ -34,11 +34,20 @@ public final class Compare implements Callable<Integer> {
     double seconds = 2;
     @Option(names = "--warmup", description = "Seconds of traffic before measuring, per run. Default ${DEFAULT-VALUE}.")
     double warmup = 1;
+    @Option(names = "--process-warmup", paramLabel = "stable|SECONDS", description = "--processes only: each "
+            + "process's warm-up before measuring: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% "
+            + "of each other, at most --warmup-max s), the rule bench applies on its own; or seconds. A JVM started for "
+            + "one run is still compiling for seconds. Default ${DEFAULT-VALUE}.")
+    String processWarmup = "stable";
+    @Option(names = "--warmup-max", paramLabel = "SECONDS", description = "Longest 'stable' warm-up per process. "
+            + "Default ${DEFAULT-VALUE}.")
+    double warmupMax = 10;
     @Option(names = "--transport", split = ",", description = "epoll, nio or both (default: both; epoll only where available).")
     List<String> transports = List.of();
     @Option(names = "--case", split = ",", description = "Only cases whose name contains one of these, e.g. write-64k,pingpong.")
     List<String> only = List.of();
-    @Option(names = "--smoke", description = "A short run for CI: 1 round of 0.2 s warm-up and 0.3 s, every case.")
+    @Option(names = "--smoke", description = "A short run for CI: 1 round of 0.2 s warm-up (--processes: a stable "
+            + "warm-up of at most 1 s) and 0.3 s, every case.")
     boolean smoke;
     @Option(names = "--json", description = "Print one JSON document instead of text.")
     boolean json;
@@ -79,6 +88,7 @@ public final class Compare implements Callable<Integer> {
             rounds = 1;
             seconds = 0.3;
             warmup = 0.2;
+            warmupMax = Math.min(warmupMax, 1); // --processes: the stable rule still runs, on a short leash
         }
         List<Transport> ts = new ArrayList<>();
         for (String t : transports.isEmpty() ? List.of("epoll", "nio") : transports) {

@@ -36,14 +36,25 @@ final class ProcessCompare {
     private final Path serveJar;
     private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     private final String classPath = System.getProperty("java.class.path");
+    /** Seconds of warm-up per process, or {@link #STABLE}: until the rate holds, at most {@link #warmupMax}. */
     private final double warmup;
+    private final double warmupMax;
     private final double seconds;
+    /** Runs whose warm-up was 'stable' and ended with the rate holding, and all such runs; per side (ours, raw). */
+    private final int[] stableRuns = new int[2];
+    private final int[] stableAsked = new int[2];
     private final PrintStream out;
     private final List<Process> servers = new ArrayList<>();
 
-    ProcessCompare(Path serveJar, double warmup, double seconds, PrintStream out) {
+    static final double STABLE = -1;
+
+    ProcessCompare(Path serveJar, String warmup, double warmupMax, double seconds, PrintStream out) {
         this.serveJar = serveJar;
-        this.warmup = warmup;
+        this.warmup = warmup.equals("stable") ? STABLE : Double.parseDouble(warmup);
+        this.warmupMax = warmupMax;
+        if (this.warmup != STABLE && this.warmup < 0 || warmupMax <= 0) {
+            throw new IllegalArgumentException("--process-warmup must be 'stable' or seconds >= 0, --warmup-max > 0");
+        }
         this.seconds = seconds;
         this.out = out;
     }
@@ -123,11 +134,13 @@ final class ProcessCompare {
                     case READ -> "read";
                     default -> "send";
                 }, "--size", String.valueOf(c.size()), "--depth", String.valueOf(c.depth()),
-                "--warmup", warmup + "s", "--duration", String.valueOf(seconds), "--output", "json"));
+                "--duration", String.valueOf(seconds), "--output", "json"));
+        cmd.addAll(warmup == STABLE ? List.of("--warmup", "stable", "--warmup-max", String.valueOf(warmupMax))
+                : List.of("--warmup", warmup + "s"));
         if (c.crc()) {
             cmd.add("--crc");
         }
-        return sample(cmd);
+        return sample(cmd, 0);
     }
 
     /** Raw: a RawClient process against the raw peer. */
@@ -135,10 +148,26 @@ final class ProcessCompare {
         return sample(List.of(java, "-cp", classPath, RawClient.class.getName(), "--port", String.valueOf(port),
                 "--transport", c.transport().cliName(), "--case", c.op().name().toLowerCase(Locale.ROOT),
                 "--size", String.valueOf(c.size()), "--depth", String.valueOf(c.depth()),
-                "--warmup", String.valueOf(warmup), "--seconds", String.valueOf(seconds)));
+                "--warmup", warmup == STABLE ? "stable" : String.valueOf(warmup), "--warmup-max",
+                String.valueOf(warmupMax), "--seconds", String.valueOf(seconds)), 1);
     }
 
-    private Sample sample(List<String> cmd) {
+    /** The warm-up rule, as the report prints it. */
+    String warmupRule() {
+        return warmup == STABLE ? String.format(Locale.ROOT, "warm-up until the rate is stable (at most %.0f s)", warmupMax)
+                : String.format(Locale.ROOT, "%.1f s warm-up", warmup);
+    }
+
+    /** For a 'stable' warm-up: how many runs per side reached a stable rate, else null. */
+    String warmupOutcome() {
+        return warmup != STABLE ? null : String.format(Locale.ROOT, "warm-up reached a stable rate in %d of %d runs of "
+                + "ours and %d of %d of raw (the others measured after --warmup-max)", stableRuns[0], stableAsked[0],
+                stableRuns[1], stableAsked[1]);
+    }
+
+    private static final Pattern WARMUP_STABLE = Pattern.compile("\"warmup_stable\": (true|false)");
+
+    private Sample sample(List<String> cmd, int side) {
         try {
             Path err = Files.createTempFile("compare-", ".err");
             try {
@@ -150,9 +179,10 @@ final class ProcessCompare {
                         return "";
                     }
                 });
-                if (!p.waitFor((long) (warmup + seconds) + 60, TimeUnit.SECONDS)) {
+                long limit = (long) ((warmup == STABLE ? warmupMax : warmup) + seconds) + 60;
+                if (!p.waitFor(limit, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
-                    return failed("no result within " + ((long) (warmup + seconds) + 60) + " s");
+                    return failed("no result within " + limit + " s");
                 }
                 String text = stdout.get(10, TimeUnit.SECONDS);
                 if (p.exitValue() != 0) {
@@ -160,7 +190,13 @@ final class ProcessCompare {
                     return failed("exit " + p.exitValue() + ": " + (lines.isEmpty() ? text.trim()
                             : lines.get(lines.size() - 1)));
                 }
-                return parse(text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElse(""));
+                String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElse("");
+                Matcher stable = WARMUP_STABLE.matcher(json);
+                if (warmup == STABLE && stable.find()) {
+                    stableAsked[side]++;
+                    stableRuns[side] += stable.group(1).equals("true") ? 1 : 0;
+                }
+                return parse(json);
             } finally {
                 Files.deleteIfExists(err);
             }

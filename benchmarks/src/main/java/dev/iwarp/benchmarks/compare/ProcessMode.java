@@ -18,13 +18,13 @@ final class ProcessMode {
         String loadBefore = Compare.loadAverage();
         String machine = Compare.cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores, Java "
                 + System.getProperty("java.version");
+        ProcessCompare pc = new ProcessCompare(o.serveJar, o.processWarmup, o.warmupMax, o.seconds, out);
         if (!o.json) {
-            out.printf(Locale.ROOT, "compare --processes: %d round(s) of %.1f s warm-up + %.1f s per side, every "
-                    + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, o.warmup, o.seconds,
+            out.printf(Locale.ROOT, "compare --processes: %d round(s) of %s + %.1f s per side, every "
+                    + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, pc.warmupRule(), o.seconds,
                     machine, loadBefore);
             out.println("cpu and alloc per message per process (c/s = client/server process, all threads)");
         }
-        ProcessCompare pc = new ProcessCompare(o.serveJar, o.warmup, o.seconds, out);
         Thread cleanup = new Thread(pc::stopServers, "compare-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         List<CompareReport.CaseResult> results = new ArrayList<>();
@@ -70,8 +70,10 @@ final class ProcessMode {
             }
         }
         String loadAfter = Compare.loadAverage();
-        String doc = CompareReport.json(results, o.rounds, o.warmup, o.seconds, loadBefore, loadAfter);
-        doc = "{\"mode\":\"processes\",\"machine\":\"" + machine.replace("\"", "'") + "\"," + doc.substring(1);
+        String doc = CompareReport.json(results, o.rounds, o.processWarmup.equals("stable") ? o.warmupMax
+                : Double.parseDouble(o.processWarmup), o.seconds, loadBefore, loadAfter);
+        doc = "{\"mode\":\"processes\",\"warmup\":\"" + pc.warmupRule() + "\",\"machine\":\""
+                + machine.replace("\"", "'") + "\"," + doc.substring(1);
         if (o.jsonOut != null) {
             Files.writeString(o.jsonOut, doc + System.lineSeparator());
         }
@@ -81,6 +83,9 @@ final class ProcessMode {
             out.println();
             out.println(CompareReport.summary(results, true));
             out.printf("machine: %s%nload average before %s, after %s%n", machine, loadBefore, loadAfter);
+            if (pc.warmupOutcome() != null) {
+                out.println(pc.warmupOutcome());
+            }
         }
         if (o.smoke) {
             if (!smokeFailures.isEmpty()) {

@@ -37,9 +37,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code pingpong} / {@code pipeline}: 4-octet length-prefixed frames echoed, at most depth not yet echoed
  *       (ping-pong: depth 1), latency from write to echo.</li>
  * </ul>
- * Warm-up for {@code --warmup} seconds, then {@code --seconds} measured, bracketed by two cost questions to the
- * peer; prints one JSON line with bench's field names. Usage: {@code RawClient --port N --transport T --case C
- * --size N --depth N --warmup S --seconds S}.
+ * Warm-up for {@code --warmup} seconds (or {@code stable}: until the rate holds, at most {@code --warmup-max}
+ * seconds, {@link StableRate}), then {@code --seconds} measured, bracketed by two cost questions to the peer; prints
+ * one JSON line with bench's field names. Usage: {@code RawClient --port N --transport T --case C --size N --depth N
+ * --warmup S|stable [--warmup-max S] --seconds S}.
  */
 public final class RawClient {
     private final String op;
@@ -71,6 +72,7 @@ public final class RawClient {
         int size = 65536;
         int depth = 16;
         double warmup = 1;
+        double warmupMax = 10;
         double seconds = 2;
         for (int i = 0; i < args.length; i++) {
             String v = args[++i];
@@ -81,7 +83,8 @@ public final class RawClient {
                 case "--case" -> op = v;
                 case "--size" -> size = Integer.parseInt(v);
                 case "--depth" -> depth = Integer.parseInt(v);
-                case "--warmup" -> warmup = Double.parseDouble(v);
+                case "--warmup" -> warmup = v.equals("stable") ? WARMUP_STABLE : Double.parseDouble(v);
+                case "--warmup-max" -> warmupMax = Double.parseDouble(v);
                 case "--seconds" -> seconds = Double.parseDouble(v);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i - 1]);
             }
@@ -91,14 +94,15 @@ public final class RawClient {
         ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
                 .setThreadAllocatedMemoryEnabled(true);
         System.out.println(new RawClient(op, size, depth).run(new InetSocketAddress(host, port), transport, warmup,
-                seconds));
+                warmupMax, seconds));
     }
 
     private boolean framed() {
         return op.equals("pingpong") || op.equals("pipeline");
     }
 
-    private String run(InetSocketAddress peer, Transport transport, double warmup, double seconds) throws Exception {
+    private String run(InetSocketAddress peer, Transport transport, double warmup, double warmupMax, double seconds)
+            throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         try {
             int prefix = framed() ? 4 : 0;
@@ -124,7 +128,11 @@ public final class RawClient {
             ByteBuf header = channel.alloc().buffer(RawPeer.HEADER).writeByte(mode).writeInt(size).writeInt(depth);
             channel.writeAndFlush(header).sync();
             channel.eventLoop().execute(this::start);
-            Thread.sleep((long) (warmup * 1000));
+            if (warmup == WARMUP_STABLE) {
+                warmUntilStable(peer, warmupMax);
+            } else {
+                Thread.sleep((long) (warmup * 1000));
+            }
             channel.eventLoop().submit(latency::reset).get(10, TimeUnit.SECONDS);
             long[] peer0 = askPeer(peer);
             ProcessCost own0 = ProcessCost.now();
@@ -143,13 +151,15 @@ public final class RawClient {
                             + "\"seconds\": %.6f, \"gbit_per_sec\": %s, \"msg_rate_mpps\": %s, \"t_typical_usec\": %s, "
                             + "\"t_p99_usec\": %s, \"client_process_cpu_usec_per_msg\": %s, "
                             + "\"client_process_alloc_bytes_per_msg\": %s, \"server_cpu_usec_per_msg\": %s, "
-                            + "\"server_alloc_bytes_per_msg\": %s}", op, size, depth, (long) n, secs,
+                            + "\"server_alloc_bytes_per_msg\": %s, \"warmup_stable\": %s, \"warmup_windows\": %d}",
+                    op, size, depth, (long) n, secs,
                     num(n * size * 8 / secs / 1e9), num(n / secs / 1e6),
                     num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3),
                     num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3),
                     num(per(own1.cpuNanos() - own0.cpuNanos(), n) / 1e3),
                     num(per(own1.allocatedBytes() - own0.allocatedBytes(), n)),
-                    num(per(peer1[0] - peer0[0], n) / 1e3), num(per(peer1[1] - peer0[1], n)));
+                    num(per(peer1[0] - peer0[0], n) / 1e3), num(per(peer1[1] - peer0[1], n)),
+                    warmup == WARMUP_STABLE ? String.valueOf(warmupStable) : "null", warmupWindows);
         } finally {
             stopped = true;
             if (channel != null) {
@@ -161,6 +171,31 @@ public final class RawClient {
             }
         }
     }
+
+    /** {@code --warmup stable}: the warm-up ends when the rate holds, by bench's rule ({@link StableRate}). */
+    static final double WARMUP_STABLE = -1;
+
+    private void warmUntilStable(InetSocketAddress peer, double maxSeconds) throws Exception {
+        StableRate rate = new StableRate();
+        long deadline = System.nanoTime() + (long) (maxSeconds * 1e9);
+        long t = System.nanoTime();
+        long c = counted(askPeer(peer));
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(StableRate.WINDOW_MILLIS);
+            long now = System.nanoTime();
+            long c1 = counted(askPeer(peer));
+            if (rate.add((c1 - c) * 1e9 / (now - t))) {
+                break;
+            }
+            t = now;
+            c = c1;
+        }
+        warmupStable = rate.stable();
+        warmupWindows = rate.windows();
+    }
+
+    private boolean warmupStable;
+    private int warmupWindows;
 
     private long counted(long[] peerCounters) {
         return op.equals("write") ? peerCounters[2] / size : op.equals("read") ? receivedOctets / size : messages;
