@@ -64,8 +64,8 @@ final class BenchCommand implements Callable<Integer> {
     int depth = 16;
 
     @Option(names = "--warmup", paramLabel = "stable|N|Ns", description = "Warm-up before measuring, not in the "
-            + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% of each other, at most "
-            + "--warmup-max), N messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none "
+            + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% of each other) and the "
+            + "JIT compiler is quiet (under 5 %% of the last window), at most --warmup-max; N messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none "
             + "(default: ${DEFAULT-VALUE}).")
     String warmup = "stable";
 

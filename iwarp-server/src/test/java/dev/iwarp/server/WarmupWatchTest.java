@@ -31,7 +31,7 @@ class WarmupWatchTest {
     void windowsAreHalfASecondAndRatesAreReportedInMegabytes() {
         AtomicLong done = new AtomicLong();
         long t = 1_000_000_000L;
-        WarmupWatch w = new WarmupWatch(done::get, 1 << 20, null, t);
+        WarmupWatch w = new WarmupWatch(done::get, null, 1 << 20, null, t);
         long[] perWindow = {100, 300, 600, 620, 610};
         boolean[] expected = {false, false, false, false, true};
         for (int i = 0; i < perWindow.length; i++) {
@@ -43,5 +43,22 @@ class WarmupWatchTest {
         // 1 MiB messages: per 0.5 s window, MB/s is twice the count
         assertEquals(List.of(200.0, 600.0, 1200.0, 1240.0, 1220.0), w.mbPerSecond());
         assertTrue(w.stable());
+    }
+
+    /** A steady rate while the JIT compiler still works is not the end of the warm-up; once it is quiet, it is. */
+    @Test
+    void aSteadyRateWhileTheJitCompilesIsNotStable() {
+        AtomicLong done = new AtomicLong();
+        AtomicLong compiled = new AtomicLong();
+        long t = 1_000_000_000L;
+        WarmupWatch w = new WarmupWatch(done::get, compiled::get, 1 << 20, null, t);
+        long[] compileMs = {400, 300, 200, 100, 26, 25, 0};
+        boolean[] expected = {false, false, false, false, false, true, true};
+        for (int i = 0; i < compileMs.length; i++) {
+            done.addAndGet(600);
+            compiled.addAndGet(compileMs[i]);
+            t += WarmupWatch.WINDOW_NANOS;
+            assertEquals(expected[i], w.stableAt(t), "window " + i + " (" + compileMs[i] + " ms compiling of 500)");
+        }
     }
 }

@@ -36,12 +36,12 @@ public final class Compare implements Callable<Integer> {
     double warmup = 1;
     @Option(names = "--process-warmup", paramLabel = "stable|SECONDS", description = "--processes only: each "
             + "process's warm-up before measuring: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% "
-            + "of each other, at most --warmup-max s), the rule bench applies on its own; or seconds. A JVM started for "
-            + "one run is still compiling for seconds. Default ${DEFAULT-VALUE}.")
+            + "of each other) and the JIT compiler is quiet, at most --warmup-max s, the rule bench applies on its own; "
+            + "or seconds. A JVM started for one run is still compiling for seconds. Default ${DEFAULT-VALUE}.")
     String processWarmup = "stable";
     @Option(names = "--warmup-max", paramLabel = "SECONDS", description = "Longest 'stable' warm-up per process. "
             + "Default ${DEFAULT-VALUE}.")
-    double warmupMax = 10;
+    double warmupMax = 20;
     @Option(names = "--transport", split = ",", description = "epoll, nio or both (default: both; epoll only where available).")
     List<String> transports = List.of();
     @Option(names = "--case", split = ",", description = "Only cases whose name contains one of these, e.g. write-64k,pingpong.")

@@ -184,7 +184,7 @@ public final class RawClient {
             Thread.sleep(StableRate.WINDOW_MILLIS);
             long now = System.nanoTime();
             long c1 = counted(askPeer(peer));
-            if (rate.add((c1 - c) * 1e9 / (now - t))) {
+            if (rate.add((c1 - c) * 1e9 / (now - t), now - t)) {
                 break;
             }
             t = now;
