@@ -43,6 +43,8 @@ final class BenchConnection implements WireCompletionListener {
     private final ByteBuf sinkMemory;
     private final WireRegion src;
     private final WireRegion sink;
+    /** One message of scratch for --verify's pattern (built and checked in bulk), else null. */
+    private final byte[] verifyScratch;
     private ByteBuf helloMemory;
     private WireRegion hello;
     private WireConnection conn;
@@ -85,9 +87,14 @@ final class BenchConnection implements WireCompletionListener {
         srcMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
         sinkMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
         sinkMemory.setZero(0, sinkMemory.capacity());
-        for (int i = 0; i < srcMemory.capacity(); i++) {
-            srcMemory.setByte(i, (i % s.size()) * 31 + 7); // without verify: the same message every time
+        byte[] message = new byte[s.size()]; // without verify: the same message every time
+        for (int i = 0; i < message.length; i++) {
+            message[i] = (byte) (i * 31 + 7);
         }
+        for (int slot = 0; slot < slotsWanted; slot++) {
+            srcMemory.setBytes(slot * s.size(), message); // in bulk: see BenchPattern.fill
+        }
+        verifyScratch = s.verify() ? message : null;
         src = domain.register(srcMemory, WireAccess.LOCAL_WRITE);
         sink = domain.register(sinkMemory, WireAccess.LOCAL_WRITE);
     }
@@ -232,7 +239,7 @@ final class BenchConnection implements WireCompletionListener {
         long remote = target == null ? 0 : target.to() + targetBase + (s.verify() ? (long) slot * size : 0);
         postedAt[(int) (it % depth)] = System.nanoTime();
         if (s.verify()) {
-            BenchPattern.fill(srcMemory, local, size, index, it);
+            BenchPattern.fill(srcMemory, local, size, index, it, verifyScratch);
             if (index == 0 && it == s.corruptIteration()) { // test hook: what goes on the wire is not the pattern
                 srcMemory.setByte(local + size / 2, ~srcMemory.getByte(local + size / 2));
             }
@@ -326,7 +333,7 @@ final class BenchConnection implements WireCompletionListener {
     }
 
     private boolean check(long it, int local) {
-        int bad = BenchPattern.firstMismatch(sinkMemory, local, s.size(), index, it);
+        int bad = BenchPattern.firstMismatch(sinkMemory, local, s.size(), index, it, verifyScratch);
         if (bad >= 0) {
             fail(new IOException(String.format("verify failed: connection %d, iteration %d: octet %d of %d is 0x%02x,"
                             + " expected 0x%02x", index, it, bad, s.size(), sinkMemory.getByte(local + bad) & 0xff,
