@@ -58,7 +58,8 @@ class ServeDirectReadTest {
         try (RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withSharedTarget(true), stack(), true,
                 TlsSettings.builder().identity(self).build())) {
             ToolRun bench = run("bench", "127.0.0.1:" + s.port(), "--tls", "--pin", self.fingerprint(), "--op",
-                    "write", "--size", String.valueOf(SIZE), "--iterations", "4", "--warmup", "0", "--verify", "--timeout", LOADED_MACHINE_MS);
+                    "write", "--size", String.valueOf(SIZE), "--iterations", "4", "--warmup", "0", "--verify",
+                    "--timeout", LOADED_MACHINE_MS);
             assertEquals(0, bench.code(), bench.err() + bench.out());
             assertEquals(0, octetsReadDirectly(), "TLS records are decrypted, never read into a region");
         }
