@@ -1,7 +1,9 @@
 package dev.iwarp.ift;
 
 import dev.iwarp.framing.Crc32c;
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.PeerAddress;
+import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
@@ -20,6 +22,10 @@ import static dev.iwarp.ift.IftFramer.PREFIX_LENGTH;
  * as 6 octets are in), header CRC (F2), VTag (F3), header_size against the DDP header (F5), all before the
  * payload has to be there, then payload CRC (F4). After an error nothing more is delivered.
  *
+ * <p>Each frame yields one ULPDU: up the pipeline as a retained slice of the received octets, or, once a sink is
+ * bound ({@link #receiveWith}), lent to it; a large payload still arriving then goes header first to the sink and
+ * into the destination it names ({@link IftPayloadReader}).
+ *
  * <p>Not thread-safe: confined to the framer's event loop.
  */
 final class IftFrameReader {
@@ -33,6 +39,10 @@ final class IftFrameReader {
         HEADER,
         /** Header validated; waiting for the payload and its CRC field. */
         PAYLOAD,
+        /** The header went to the sink, which named a destination: the payload is read into it. */
+        READ_PAYLOAD,
+        /** The payload is in its destination: waiting for its CRC field. */
+        READ_TRAILER,
         /** An error was reported; nothing more is delivered. */
         FAILED
     }
@@ -54,6 +64,8 @@ final class IftFrameReader {
     private int headerWire;
     private int frameWire;
     private long framesReceived;
+    /** Large payloads read into their destination, and the sink ULPDUs go to once bound. */
+    private final IftPayloadReader payloads;
 
     IftFrameReader(IftParameters p) {
         this.rxVTag = p.localVTag();
@@ -64,6 +76,54 @@ final class IftFrameReader {
         this.maxHeaderSize = p.maxHeaderSize();
         this.maxPayloadSize = p.maxPayloadSize();
         this.headerLength = p.headerLength();
+        this.payloads = new IftPayloadReader(rxHeaderCrcPresent, rxPayloadCrcChecked);
+    }
+
+    /** From now on ULPDUs go to {@code s}. */
+    void receiveWith(UlpduSink s) {
+        payloads.receiveWith(s);
+    }
+
+    /** Socket reads go into payload destinations through {@code d} (null: never). */
+    void readDirectlyWith(DirectReadAllocator d) {
+        payloads.readDirectlyWith(d);
+    }
+
+    /** Whether {@code msg} is the destination a socket read was just made into. */
+    boolean isDestination(Object msg) {
+        return payloads.isDestination(msg);
+    }
+
+    /**
+     * The payload octets a socket read just placed in the destination (the caller releases the read's reference);
+     * {@code in} holds what was received in ordinary buffers and not yet decoded. A payload without a CRC field
+     * behind it is complete right away: the sink is told now, not once the next frame arrives.
+     */
+    void destinationRead(ChannelHandlerContext ctx, ByteBuf in) {
+        if (state == State.READ_PAYLOAD) {
+            payloadRead();
+            if (state == State.READ_TRAILER && !rxPayloadCrcPresent) {
+                placed(ctx, in);
+            }
+        }
+    }
+
+    private void payloadRead() {
+        if (payloads.payloadRead(rxPayloadCrcPresent ? CRC_LENGTH : 0)) {
+            state = State.READ_TRAILER;
+        }
+    }
+
+    /** Stops reading into a destination (closing, removed, failed) and releases it. */
+    void abandon() {
+        if (payloads.abandon()) {
+            state = State.FAILED; // the rest of this frame has nowhere to go: nothing more is delivered
+        }
+    }
+
+    /** Whether a frame's payload is being read into its destination (its octets are not in the cumulation). */
+    boolean readingPayload() {
+        return state == State.READ_PAYLOAD || state == State.READ_TRAILER;
     }
 
     /** Whether an error was reported: nothing more is delivered. */
@@ -82,6 +142,7 @@ final class IftFrameReader {
             switch (state) {
                 case PREFIX: {
                     if (in.readableBytes() < PREFIX_LENGTH) {
+                        payloads.headerDue(in);
                         return;
                     }
                     int at = in.readerIndex();
@@ -98,11 +159,13 @@ final class IftFrameReader {
                     }
                     headerWire = PREFIX_LENGTH + headerSize + (rxHeaderCrcPresent ? CRC_LENGTH : 0);
                     frameWire = headerWire + payloadSize + (rxPayloadCrcPresent ? CRC_LENGTH : 0);
+                    payloads.newFrame();
                     state = State.HEADER;
                     break;
                 }
                 case HEADER:
                     if (in.readableBytes() < headerWire) {
+                        payloads.sizeNextRead(in.readableBytes(), headerWire, frameWire, payloadSize);
                         return;
                     }
                     checkHeader(ctx, in);
@@ -110,11 +173,49 @@ final class IftFrameReader {
                     break;
                 case PAYLOAD: {
                     if (in.readableBytes() < frameWire) {
+                        UlpduSink sink = payloads.sink();
+                        if (sink != null && !payloads.asked() && payloads.begin(in, headerWire, headerSize, payloadSize)) {
+                            state = State.READ_PAYLOAD;
+                            break;
+                        }
+                        payloads.sizeNextRead(in.readableBytes(), headerWire, frameWire, payloadSize);
                         return;
                     }
-                    out.add(readFrame(ctx, in));
+                    UlpduSink sink = payloads.sink();
+                    if (sink == null) {
+                        out.add(readFrame(ctx, in));
+                        state = State.PREFIX;
+                        // one ULPDU per call: it is passed on before the next is sliced
+                        return;
+                    }
                     state = State.PREFIX;
-                    // one ULPDU per call: it is passed on before the next is sliced
+                    sinkFrame(ctx, in, sink);
+                    payloads.frameDone(in, payloadSize);
+                    return;
+                }
+                case READ_PAYLOAD:
+                    // octets that came in an ordinary buffer (a read begun before the destination was known)
+                    if (!payloads.copyIn(in)) {
+                        return;
+                    }
+                    payloadRead();
+                    break;
+                case READ_TRAILER: {
+                    int trailer = rxPayloadCrcPresent ? CRC_LENGTH : 0;
+                    if (in.readableBytes() < trailer) {
+                        payloads.trailerDue(in, trailer);
+                        return;
+                    }
+                    if (rxPayloadCrcChecked) {
+                        int computed = payloads.payloadCrc();
+                        int received = in.getIntLE(in.readerIndex());
+                        if (computed != received) {
+                            payloads.abandon(); // placed, inside the range DDP checked; never reported placed
+                            checkPayloadCrc(ctx, in, computed, received);
+                        }
+                    }
+                    in.skipBytes(trailer);
+                    placed(ctx, in);
                     return;
                 }
                 case FAILED:
@@ -164,14 +265,50 @@ final class IftFrameReader {
         return (int) c.getValue() == received ? " (the peer's CRC leaves the VTag out)" : "";
     }
 
-    private ByteBuf readFrame(ChannelHandlerContext ctx, ByteBuf in) {
+    /** The payload is in its destination and its CRC matched (or has none): the sink is told. */
+    private void placed(ChannelHandlerContext ctx, ByteBuf in) {
+        payloads.abandon();
+        passed(ctx);
+        state = State.PREFIX;
+        payloads.frameDone(in, payloadSize);
+        payloads.sink().placed();
+    }
+
+    /** A whole frame, checked, lent to the sink: without a header CRC field as {@code in} itself, else as a composite. */
+    private void sinkFrame(ChannelHandlerContext ctx, ByteBuf in, UlpduSink sink) {
+        if (rxHeaderCrcPresent && payloadSize > 0) {
+            ByteBuf ulpdu = readFrame(ctx, in);
+            try {
+                sink.ulpdu(ulpdu);
+            } finally {
+                ulpdu.release();
+            }
+            return;
+        }
         int at = in.readerIndex();
-        int payloadAt = at + headerWire;
+        int end = in.writerIndex();
+        checkPayload(ctx, in, at + headerWire);
+        passed(ctx);
+        in.setIndex(at + PREFIX_LENGTH, at + PREFIX_LENGTH + headerSize + payloadSize);
+        try {
+            sink.ulpdu(in);
+        } finally {
+            in.setIndex(at + frameWire, end);
+        }
+    }
+
+    private void checkPayload(ChannelHandlerContext ctx, ByteBuf in, int payloadAt) {
         if (rxPayloadCrcChecked) {
             rxCrc.reset();
             Crc32c.update(rxCrc, in, payloadAt, payloadSize);
             checkPayloadCrc(ctx, in, (int) rxCrc.getValue(), in.getIntLE(payloadAt + payloadSize));
         }
+    }
+
+    private ByteBuf readFrame(ChannelHandlerContext ctx, ByteBuf in) {
+        int at = in.readerIndex();
+        int payloadAt = at + headerWire;
+        checkPayload(ctx, in, payloadAt);
         ByteBuf ulpdu;
         if (!rxHeaderCrcPresent) {
             ulpdu = in.retainedSlice(at + PREFIX_LENGTH, headerSize + payloadSize);
@@ -216,6 +353,7 @@ final class IftFrameReader {
 
     private IftFramingException fail(ChannelHandlerContext ctx, ByteBuf in, IftError error, String what) {
         state = State.FAILED;
+        payloads.abandon();
         in.skipBytes(in.readableBytes());
         IftFramingException e = new IftFramingException(error, what);
         LOG.warn("peer {}: {}; no further frames are delivered", PeerAddress.of(ctx),
@@ -228,12 +366,12 @@ final class IftFrameReader {
      * frame (the caller fires it after the frames before it), else null.
      */
     IftFramingException endOfStream(ChannelHandlerContext ctx, ByteBuf in) {
-        if (state == State.FAILED || !in.isReadable()) {
+        if (state == State.FAILED || (!in.isReadable() && !readingPayload())) {
             in.skipBytes(in.readableBytes());
             return null;
         }
         String have = state == State.PREFIX ? in.readableBytes() + " of its 6 header octets"
-                : in.readableBytes() + " of its " + frameWire + " octets";
+                : readingPayload() ? "its payload read into place in part" : in.readableBytes() + " of its " + frameWire + " octets";
         return fail(ctx, in, IftError.CONNECTION_LOST, "the peer closed the connection inside frame "
                 + frameNo() + " (" + have + " received)");
     }
@@ -244,6 +382,7 @@ final class IftFrameReader {
             return null;
         }
         state = State.FAILED;
+        payloads.abandon();
         IftFramingException e = new IftFramingException(IftError.CONNECTION_LOST, "connection lost after "
                 + framesReceived + " frames: " + cause.getMessage(), cause);
         LOG.info("peer {}: {}", PeerAddress.of(ctx), e.getMessage());
