@@ -31,7 +31,9 @@ import java.util.List;
  * ULPDU, DDP header followed by payload, as a retained slice of the received octets (a composite of two
  * slices when a header CRC sits between them): no copy. The receiver owns and releases it. After an
  * error ({@link IftFramingException}, one log line) nothing more is delivered; the framer does not close
- * (RDMAP sends its Terminate, F1-F5, then closes). A FIN or RST inside a frame is F6.
+ * (RDMAP sends its Terminate, F1-F5, then closes). A FIN or RST inside a frame is F6. Once a sink is
+ * bound ({@link #receiveWith}) frames go to it instead, and a large payload still arriving is read into the
+ * destination the sink names, straight from the socket after {@link #readDirectlyWith}.
  *
  * <p><b>Outbound</b>: {@link #write} takes a ULPDU (and ownership of it) and writes the frame as up to
  * three buffers: a small head (prefix, a copy of the 14/18-octet DDP header, header CRC), the ULPDU
