@@ -6,6 +6,7 @@ import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.ddp.llp.UlpduReceiver;
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.ift.IftAdaptionCompletionEvent;
 import dev.iwarp.ift.IftFramer;
 import dev.iwarp.ift.IftFramingException;
@@ -29,13 +30,21 @@ import java.util.function.Consumer;
  * and the stream starts only when it is accepted. ULPDUs node A sends meanwhile are held (and the
  * channel stops reading) until the decision. A stream in IFT's DDP mode (both R bits clear: no RDMAP)
  * is refused.
+ *
+ * <p>Once the core binds its {@link UlpduReceiver}, the framer hands each ULPDU to it through a
+ * {@link ReceiverSink}: a large payload header first, read from the socket into the memory the receiver names
+ * (through the {@link DirectReadAllocator} the framing hands over; none under TLS), anything else whole, its
+ * CRCs checked, copied once into place. ULPDUs held while node B's ULP decided go to the receiver from here.
  */
 final class IftLlpAdapter extends AcceptingLlpAdapter {
     private final IftFraming framing;
+    /** The channel's allocator when the socket's octets reach the framer unchanged, else null. */
+    private final DirectReadAllocator directReads;
 
-    IftLlpAdapter(IftFraming framing, Consumer<IwarpConnectionRequest> onRequest) {
+    IftLlpAdapter(IftFraming framing, Consumer<IwarpConnectionRequest> onRequest, DirectReadAllocator directReads) {
         super(onRequest);
         this.framing = framing;
+        this.directReads = directReads;
     }
 
     @Override
@@ -75,6 +84,7 @@ final class IftLlpAdapter extends AcceptingLlpAdapter {
         if (framer == null) {
             throw new IllegalStateException("IFT adaption completed but no IftFramer is in the pipeline");
         }
+        framer.readDirectlyWith(directReads);
         LowerLayer lower = new LowerLayer() {
             @Override
             public int mulpdu() {
@@ -98,7 +108,8 @@ final class IftLlpAdapter extends AcceptingLlpAdapter {
 
             @Override
             public void receiveWith(UlpduReceiver receiver) {
-                IftLlpAdapter.this.receiveWith(receiver);
+                IftLlpAdapter.this.receiveWith(receiver); // the ULPDUs held until node B's ULP accepted
+                framer.receiveWith(new ReceiverSink(receiver));
             }
         };
         LlpParameters parameters = LlpParameters.builder("IFT",

@@ -10,7 +10,7 @@ import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 
 /**
- * DDP's receive contract ({@link UlpduReceiver}) as MPA's {@link UlpduSink}: a ULPDU header the framer
+ * DDP's receive contract ({@link UlpduReceiver}) as a framing's (MPA's, IFT's) {@link UlpduSink}: a ULPDU header the framer
  * hands over early is answered with a view of the destination the receiver names (the framer reads the
  * payload from the socket into it); a destination without such a view, "deliver" and "discard" wait for
  * the whole ULPDU, which is then finished with the answer already given. Confined to the event loop.

@@ -25,6 +25,12 @@ public interface UlpduWriter {
      * What {@link #writeUlpdu} called now for a header of {@code headerLength} octets and a payload of
      * {@code payloadLength} octets would return. A sender that asks may complete a message as sent once
      * its write returned, instead of once the socket took it. By default false (never copies).
+     *
+     * <p>Asked before the write, because the answer changes what the sender does before it: a sender that must
+     * not let its source change under a payload CRC (a region peers may write, RFC 5044 §4.4's CRC over the
+     * octets sent) copies each segment itself unless the framing will copy it anyway; {@link #writeUlpdu}'s
+     * return comes too late to skip that copy. Only a framing that copies small payloads into its unit (MPA)
+     * answers true; the others keep the default.
      */
     default boolean copiesPayload(int headerLength, int payloadLength) {
         return false;
