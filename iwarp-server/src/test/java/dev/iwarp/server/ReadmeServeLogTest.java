@@ -142,6 +142,11 @@ class ReadmeServeLogTest {
                             ? a.replaceAll(":\\d+$", "") + ":" + listening.group(1)
                             : a.equals("FINGERPRINT") || FINGERPRINT.matcher(a).matches() ? fingerprint : a);
                 }
+                if (!args.contains("--timeout") && List.of("ping", "probe", "bench", "sendrecv").contains(args.get(0))) {
+                    // a cold JVM's first TLS handshake on a loaded CI machine can outlast the 10 s default; what
+                    // the command prints does not depend on it
+                    args.addAll(List.of("--timeout", "60000"));
+                }
                 // a process of its own, as a user runs it (a bench inside the test JVM has stalled with no
                 // completion in 10 s while the same bench from its own process passes)
                 List<String> process = new ArrayList<>(command.subList(0, command.indexOf(Main.class.getName()) + 1));
