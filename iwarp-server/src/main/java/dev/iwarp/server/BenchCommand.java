@@ -107,6 +107,9 @@ final class BenchCommand implements Callable<Integer> {
         transport.check(wire);
         wire.tool().checkBench(crc);
         BenchSettings s = settings(); // IllegalArgumentException: one line, exit 2
+        if (histFile != null) { // before the run, not after it has been measured
+            CommandLineChecks.outputFile("--hist", histFile);
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null
                 && System.getProperty("io.netty.leakDetectionLevel") == null) {
             // each sampled buffer records stack traces: 30-40 % of what the client allocated per 64 KiB Read,

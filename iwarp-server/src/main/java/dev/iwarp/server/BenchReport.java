@@ -119,8 +119,11 @@ final class BenchReport {
                 java.nio.charset.StandardCharsets.UTF_8)) {
             r.latency().outputPercentileDistribution(ps, 5, 1000.0);
             if (ps.checkError()) {
-                throw new IOException("cannot write " + file);
+                throw new IOException("--hist " + file + ": cannot write it");
             }
+        } catch (java.nio.file.FileSystemException e) { // its message is the file name alone
+            String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
+            throw new IOException("--hist " + file + ": cannot write it (" + why + ")", e);
         }
     }
 

@@ -126,7 +126,12 @@ final class ProbeCommand implements Callable<Integer> {
     static final class CaseConverter implements picocli.CommandLine.ITypeConverter<Case> {
         @Override
         public Case convert(String value) {
-            return Case.parse(value);
+            try {
+                return Case.parse(value);
+            } catch (IllegalArgumentException e) { // picocli prints this message alone, without the exception's class
+                throw new picocli.CommandLine.TypeConversionException("expected one of [write-invalid-stag, "
+                        + "read-invalid-stag, send-too-long, markers] but was '" + value + "'");
+            }
         }
     }
 

@@ -96,6 +96,22 @@ class CommandLineTest {
         assertTrue(r.err().strip().endsWith("--help)"), r.err());
     }
 
+    @Test
+    void benchChecksItsHistogramFileBeforeItConnects() {
+        // port 1: nothing listens there, so a check that came after connecting would fail with exit 1 instead
+        ToolRun r = run("bench", "127.0.0.1:1", "--hist", "/nonexistent/dir/h.hgrm", "--iterations", "10");
+        assertEquals(2, r.code(), r.toString());
+        assertEquals("", r.out(), r.toString());
+        assertEquals("bench: --hist: directory /nonexistent/dir does not exist", r.err().strip());
+    }
+
+    @Test
+    void anUnknownProbeCaseNamesTheCasesOnceWithoutAJavaClass() {
+        ToolRun r = run("probe", "127.0.0.1", "--case", "nosuch");
+        assertUsageError(r, "probe: Invalid value for option '--case': expected one of [write-invalid-stag, "
+                + "read-invalid-stag, send-too-long, markers] but was 'nosuch' (see iwarp-server probe --help)");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "ping 127.0.0.1:abc            | ping: '127.0.0.1:abc': the port 'abc' is not a number 1..65535",

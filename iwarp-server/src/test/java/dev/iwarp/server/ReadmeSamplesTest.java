@@ -25,8 +25,11 @@ class ReadmeSamplesTest {
     private static final String MARK = "<!-- doc-test";
     private static final String PROMPT = "$ java -jar iwarp-server.jar ";
 
+    /** Masks ports, times, IFT's VTags (random per connection) and Netty's channel ids in a log line. */
     static String normalise(String line) {
         return line.replaceAll("127\\.0\\.0\\.1:\\d+", "127.0.0.1:PORT").replaceAll(" in \\d+(\\.\\d+)? ms", " in N ms")
+                .replaceAll("VTag 0x[0-9A-F]{4} peer 0x[0-9A-F]{4}", "VTag 0xVTAG peer 0xVTAG")
+                .replaceAll("\\[id: 0x[0-9a-f]{8}, ", "[id: 0xID, ")
                 .stripTrailing();
     }
 
@@ -165,5 +168,7 @@ class ReadmeSamplesTest {
         assertEquals("3/3 pings of 100 octets verified with 127.0.0.1:PORT in N ms",
                 normalise("3/3 pings of 100 octets verified with 127.0.0.1:41234 in 948.6 ms"));
         assertEquals(List.of("ping", "[::1", "-C", "1"), args("ping '[::1' -C 1   # comment"));
+        assertEquals("connected: IFT node A, VTag 0xVTAG peer 0xVTAG, IRD 1",
+                normalise("connected: IFT node A, VTag 0xEBB6 peer 0x458C, IRD 1"));
     }
 }
