@@ -156,6 +156,15 @@ final class ProbeCommand implements Callable<Integer> {
     /** Runs one case over {@code framing} (MPA or IFT) and prints what happened; returns the exit code. */
     static int run(IwarpStack stack, InetSocketAddress peer, Case c, Framing framing, int size, long timeoutMs,
                    PrintWriter out) {
+        return run(stack, peer, c, framing, size, timeoutMs, timeoutMs, out);
+    }
+
+    /**
+     * As above, waiting up to {@code connectTimeoutMs} for the connection's startup and {@code timeoutMs} for the
+     * peer's reaction to the violation (a caller that wants a short reaction window need not shorten the startup).
+     */
+    static int run(IwarpStack stack, InetSocketAddress peer, Case c, Framing framing, int size, long connectTimeoutMs,
+                   long timeoutMs, PrintWriter out) {
         out.printf("probe %s against %s: %s (%d octets)%n", c, dev.iwarp.server.wire.Addresses.format(peer), c.what, size);
         ProtectionDomain pd = stack.allocPd();
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(size, 16));
@@ -169,12 +178,12 @@ final class ProbeCommand implements Callable<Integer> {
                 qp = stack.connect(peer, ConnectOptions.of(pd).framing(framing).completionQueues(sendCq, recvCq)
                         // a receive, so a Terminate also shows as a flushed receive
                         .beforeStartup(q -> q.postRecv(RecvRequest.of(1, mr.slice(0, 16)))))
-                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+                        .get(connectTimeoutMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 return connectFailed(c, e.getCause(), out);
             } catch (TimeoutException e) {
                 out.printf("result: FAIL: no %s within %d ms%n",
-                        framing instanceof MpaFraming ? "MPA Reply" : "IFT phase 1 indication", timeoutMs);
+                        framing instanceof MpaFraming ? "MPA Reply" : "IFT phase 1 indication", connectTimeoutMs);
                 return EXIT_NO_REACTION;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

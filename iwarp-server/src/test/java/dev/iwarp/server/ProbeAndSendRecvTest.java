@@ -1,6 +1,7 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.server.wire.IwarpWire;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,7 +94,8 @@ class ProbeAndSendRecvTest {
             });
             StringWriter text = new StringWriter();
             int code = ProbeCommand.run(clientStack, new InetSocketAddress(silent.getInetAddress(), silent.getLocalPort()),
-                    ProbeCommand.Case.WRITE_INVALID_STAG, new ClientMpaOptions(), 16, 1_000, new PrintWriter(text, true));
+                    ProbeCommand.Case.WRITE_INVALID_STAG, MpaFraming.of(new ClientMpaOptions().settings(1, 1)), 16,
+                    30_000, 1_000, new PrintWriter(text, true)); // startup may be slow on a loaded machine
             assertEquals(ProbeCommand.EXIT_NO_REACTION, code, text::toString);
             assertTrue(text.toString().contains("result: FAIL: no Terminate and no close within 1000 ms"), text::toString);
             peer.get(10, TimeUnit.SECONDS);
