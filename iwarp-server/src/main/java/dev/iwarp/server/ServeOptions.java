@@ -49,12 +49,6 @@ public final class ServeOptions {
         return new ServeOptions(stack, null, framing, settings, ownsStack);
     }
 
-    /** {@link RpingServer#close()} leaves the stack open (its owner closes it). */
-    public ServeOptions keepStack() {
-        requireStack("keepStack");
-        return new ServeOptions(stack, null, framing, tls, false);
-    }
-
     private void requireStack(String what) {
         if (stack == null) {
             throw new IllegalStateException(what + " applies to a stack, not to an already built wire");
