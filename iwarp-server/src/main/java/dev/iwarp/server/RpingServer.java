@@ -91,31 +91,19 @@ public final class RpingServer implements AutoCloseable {
         return domain.register(memory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE);
     }
 
-    /** Starts an iWARP server on its own {@link IwarpStack}. */
+    /** Starts an iWARP server on its own {@link IwarpStack} (MPA with the config's settings, plain TCP). */
     public static RpingServer start(ServerConfig config) throws Exception {
-        return start(config, IwarpStack.builder().build(), true);
+        return start(config, ServeOptions.on(IwarpStack.builder().build()));
     }
 
-    /** Starts an iWARP server on {@code stack}; {@code ownsStack}: {@link #close()} also closes the stack. */
-    public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack) throws Exception {
-        return start(config, IwarpWire.server(stack, ListenOptions.mpa(config.mpaSettings()), ownsStack), stack);
-    }
-
-    /** Starts a server with {@code framing} (e.g. IFT) on {@code stack}; {@code ownsStack} as above. */
-    public static RpingServer start(ServerConfig config, IwarpStack stack, Framing framing, boolean ownsStack)
-            throws Exception {
-        return start(config, IwarpWire.server(stack, ListenOptions.of(framing), ownsStack), stack);
-    }
-
-    /** As above, every connection inside TLS with {@code tls} (plain TCP when null). */
-    public static RpingServer start(ServerConfig config, IwarpStack stack, boolean ownsStack,
-                                    dev.iwarp.bootstrap.tls.TlsSettings tls) throws Exception {
-        return start(config, IwarpWire.server(stack, ListenOptions.mpa(config.mpaSettings()).tls(tls), ownsStack), stack);
-    }
-
-    /** Starts a server on {@code wire}, which {@link #close()} closes. */
-    public static RpingServer start(ServerConfig config, ServerWire wire) throws Exception {
-        return start(config, wire, null);
+    /** Starts a server as {@code options} say: on a stack (MPA, another framing, TLS) or on any other wire. */
+    public static RpingServer start(ServerConfig config, ServeOptions options) throws Exception {
+        if (options.wire() != null) {
+            return start(config, options.wire(), null);
+        }
+        ListenOptions listen = (options.framing() != null ? ListenOptions.of(options.framing())
+                : ListenOptions.mpa(config.mpaSettings())).tls(options.tls());
+        return start(config, IwarpWire.server(options.stack(), listen, options.ownsStack()), options.stack());
     }
 
     private static RpingServer start(ServerConfig config, ServerWire wire, IwarpStack stack) throws Exception {

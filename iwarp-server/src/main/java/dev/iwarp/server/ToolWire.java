@@ -160,7 +160,7 @@ abstract class ToolWire {
         @Override
         RpingServer startServer(ServerConfig config, IwarpStack.Builder stack, TlsSettings tls, ServerSide side)
                 throws Exception {
-            return RpingServer.start(config, stack.build(), true, tls);
+            return RpingServer.start(config, ServeOptions.on(stack.build()).tls(tls));
         }
 
         @Override
@@ -222,8 +222,8 @@ abstract class ToolWire {
             if (side.incomingTimeoutMs() > 0) {
                 vi.incomingTimeout(java.time.Duration.ofMillis(side.incomingTimeoutMs()));
             }
-            return RpingServer.start(config, VitcpWire.server(vi.build(), options.discriminatorOctets(),
-                    side.requireCrc(), side.threads(), side.ioHandlers()));
+            return RpingServer.start(config, ServeOptions.on(VitcpWire.server(vi.build(),
+                    options.discriminatorOctets(), side.requireCrc(), side.threads(), side.ioHandlers())));
         }
 
         @Override
@@ -295,8 +295,8 @@ abstract class ToolWire {
         @Override
         RpingServer startServer(ServerConfig config, IwarpStack.Builder stack, TlsSettings tls, ServerSide side)
                 throws Exception {
-            return RpingServer.start(config, stack.build(),
-                    options.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true);
+            return RpingServer.start(config, ServeOptions.on(stack.build())
+                    .framing(options.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord())));
         }
 
         @Override
@@ -347,8 +347,8 @@ abstract class ToolWire {
         @Override
         RpingServer startServer(ServerConfig config, IwarpStack.Builder stack, TlsSettings tls, ServerSide side)
                 throws Exception {
-            return RpingServer.start(config, SctpWire.server(stack.build(),
-                    options.sctp.framing(false).irdOrd(config.ird(), config.ord()), true));
+            return RpingServer.start(config, ServeOptions.on(SctpWire.server(stack.build(),
+                    options.sctp.framing(false).irdOrd(config.ird(), config.ord()), true)));
         }
 
         @Override

@@ -33,7 +33,7 @@ class BadClientsTest {
     void start() throws Exception {
         // the startup timeout also bounds the good clients' startups: 2 s, not less, on a loaded machine
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 2000, 0);
-        server = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+        server = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
         clientStack = IwarpStack.builder().threads(1).build();
     }
 
@@ -114,7 +114,7 @@ class BadClientsTest {
     @Test
     void idleSessionsAreClosed() throws Exception {
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(2, 2000, 1);
-        try (RpingServer idleServer = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+        try (RpingServer idleServer = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
              RpingClient client = RpingClient.connect(clientStack, idleServer.localAddress(),
                      RpingClient.rpingSettings(false), 64, 10_000)) {
             assertArrayEquals(RpingClient.pingData(0, 'A', 64), client.ping(0));

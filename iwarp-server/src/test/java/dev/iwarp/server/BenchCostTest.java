@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchCostTest {
     private static RpingServer serve(boolean echoOnly) throws Exception {
         return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(echoOnly),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
     }
 
     @Test

@@ -22,7 +22,7 @@ class BenchInterruptTest {
     @Test
     void interruptedRunReportsWhatWasMeasuredMarkedPartial() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
              IwarpStack clientStack = IwarpStack.builder().threads(1).build();
              ClientWire wire = IwarpWire.client(clientStack)) {
             // 60 s asked for; interrupted once iterations completed

@@ -34,7 +34,7 @@ class BenchTest {
     @BeforeEach
     void start() throws Exception {
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(64 * 1024).withSharedTarget(true),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
         clientStack = IwarpStack.builder().threads(1).build();
     }
 
@@ -142,7 +142,7 @@ class BenchTest {
     void anEchoOnlyServeEchoesTheHelloAndSendsRunAtDepthOne() throws Exception {
         server.close();
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
         BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.send, 100, 30, 0, 8, false, 10_000);
         assertEquals(30, r.iterations());
         assertEquals(1, r.depth());

@@ -17,7 +17,7 @@ class BenchTransportTest {
         String why = Transport.IO_URING.unavailableReason();
         assumeTrue(why == null, why);
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().transport(Transport.IO_URING).threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().transport(Transport.IO_URING).threads(1).build()))) {
             assertEquals(Transport.IO_URING, server.stack().transport());
             // not send: serve re-posts a pipelined echo's receive when the echo's Send completes, which io_uring
             // reports after the client's next Send may arrive (README, "Transport"); that would make this flaky

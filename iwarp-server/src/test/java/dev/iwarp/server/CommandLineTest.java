@@ -161,7 +161,7 @@ class CommandLineTest {
     @Test
     void pingTakesRpingsSpellingAndValidatesWithCapitalV() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             String port = Integer.toString(server.localAddress().getPort());
             ToolRun validated = run("ping", "-a", "127.0.0.1", "-p", port, "-C", "3", "-V");
             assertEquals(0, validated.code(), validated.toString());
@@ -180,7 +180,7 @@ class CommandLineTest {
     void sendrecvOnItsDefaultsAgainstADefaultServeIsAnswered() throws Exception {
         // rdma_client's 16 zero octets advertise nothing: serve echoes them (it closed the connection before)
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             String at = "127.0.0.1:" + server.localAddress().getPort();
             ToolRun r = run("sendrecv", at, "--count", "2");
             assertEquals(0, r.code(), r.toString());
@@ -193,7 +193,7 @@ class CommandLineTest {
             assertEquals(2, server.lastSession().echoes());
         }
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
-                .withEchoOnly(true), IwarpStack.builder().threads(1).build(), true)) {
+                .withEchoOnly(true), ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             ToolRun r = run("sendrecv", "127.0.0.1:" + echo.localAddress().getPort());
             assertEquals(0, r.code(), r.toString());
             assertTrue(r.out().contains("1/1 messages of 16 octets answered"), r.out());

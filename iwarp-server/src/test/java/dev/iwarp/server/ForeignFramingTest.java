@@ -37,13 +37,13 @@ class ForeignFramingTest {
                 d.maxStartups(), d.maxPerSource(), d.messageDeadlineMs(), d.maxReadSize(), d.sourcePrefixV4(),
                 d.sourcePrefixV6(), d.maxStartupsPerSource(), 30_000, d.drainTimeoutSec(), d.allowMarkers(),
                 d.tlsHandshakesPerSec()));
-        mpa = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
-        vitcp = RpingServer.start(config, VitcpWire.server(VitcpConfig.defaults(),
-                VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1));
+        mpa = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
+        vitcp = RpingServer.start(config, ServeOptions.on(VitcpWire.server(VitcpConfig.defaults(),
+                VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1)));
         WireOptions wire = new WireOptions();
         new picocli.CommandLine(wire).parseArgs("--wire", "ift");
-        ift = RpingServer.start(config, IwarpStack.builder().threads(1).build(),
-                wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true);
+        ift = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build())
+                .framing(wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord())));
         ch.qos.logback.classic.Logger l = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
                 .getLogger(FirstOctets.class);
         LOG.setContext(l.getLoggerContext());

@@ -59,7 +59,7 @@ class FramerLogAddressTest {
 
     @Test
     void mpaStartup() throws Exception {
-        try (RpingServer s = RpingServer.start(config(), IwarpStack.builder().threads(1).build(), true)) {
+        try (RpingServer s = RpingServer.start(config(), ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             junkIsLoggedWithThePeersAddress(s, "dev.iwarp.mpa");
         }
     }
@@ -69,16 +69,16 @@ class FramerLogAddressTest {
         WireOptions wire = new WireOptions();
         new picocli.CommandLine(wire).parseArgs("--wire", "ift");
         ServerConfig c = config();
-        try (RpingServer s = RpingServer.start(c, IwarpStack.builder().threads(1).build(),
-                wire.ift.framing(c.startupTimeoutMs(), c.ird(), c.ord()), true)) {
+        try (RpingServer s = RpingServer.start(c, ServeOptions.on(IwarpStack.builder().threads(1).build())
+                .framing(wire.ift.framing(c.startupTimeoutMs(), c.ird(), c.ord())))) {
             junkIsLoggedWithThePeersAddress(s, "dev.iwarp.ift");
         }
     }
 
     @Test
     void vitcpConnectionSetup() throws Exception {
-        try (RpingServer s = RpingServer.start(config(), VitcpWire.server(VitcpConfig.defaults(),
-                VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1))) {
+        try (RpingServer s = RpingServer.start(config(), ServeOptions.on(VitcpWire.server(VitcpConfig.defaults(),
+                VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1)))) {
             junkIsLoggedWithThePeersAddress(s, "dev.iwarp.vitcp");
         }
     }
@@ -86,8 +86,7 @@ class FramerLogAddressTest {
     @Test
     void tlsHandshake() throws Exception {
         TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(1));
-        try (RpingServer s = RpingServer.start(config(), IwarpStack.builder().threads(1).build(), true,
-                TlsSettings.builder().identity(self).build())) {
+        try (RpingServer s = RpingServer.start(config(), ServeOptions.on(IwarpStack.builder().threads(1).build()).tls(TlsSettings.builder().identity(self).build()))) {
             junkIsLoggedWithThePeersAddress(s, "dev.iwarp.bootstrap.tls");
         }
     }

@@ -33,8 +33,8 @@ class IftCommandsTest {
         WireOptions wire = new WireOptions();
         picocli.CommandLine cl = new picocli.CommandLine(wire);
         cl.parseArgs(iftOptions);
-        return RpingServer.start(config, IwarpStack.builder().threads(1).build(),
-                wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true);
+        return RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build())
+                .framing(wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord())));
     }
 
     @Test

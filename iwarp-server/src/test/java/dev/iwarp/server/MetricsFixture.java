@@ -27,8 +27,8 @@ final class MetricsFixture implements AutoCloseable {
         RpingServer s = null;
         MetricsHttpServer h = null;
         try {
-            s = RpingServer.start(config, stack.observer(metrics).ioHandlerFactory(metrics.eventLoops()).build(), true,
-                    tls);
+            s = RpingServer.start(config,
+                    ServeOptions.on(stack.observer(metrics).ioHandlerFactory(metrics.eventLoops()).build()).tls(tls));
             metrics.bind(s);
             h = MetricsHttpServer.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape);
         } catch (Exception e) {

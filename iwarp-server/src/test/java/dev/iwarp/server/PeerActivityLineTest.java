@@ -40,7 +40,7 @@ class PeerActivityLineTest {
     @Test
     void benchWritesAndReadsAreCountedAsThePeers() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             String at = "127.0.0.1:" + server.port();
             assertEquals(0, run("bench", at, "--op", "write", "--size", "1024", "--iterations", "200", "--warmup", "0",
                     "--no-server-cost")); // the last session is then bench's own
@@ -63,7 +63,7 @@ class PeerActivityLineTest {
     @Test
     void pingsSendsAreCountedAsReceived() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             assertEquals(0, run("ping", "127.0.0.1:" + server.port(), "-C", "3"));
             Matcher m = closedLine(server);
             // rping: the client sends two 16-octet advertisements per ping and never Writes or Reads us

@@ -35,7 +35,7 @@ class ProbeAndSendRecvTest {
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(new ServerLimits(
                 d.maxStartups(), d.maxPerSource(), d.messageDeadlineMs(), d.maxReadSize(), d.sourcePrefixV4(),
                 d.sourcePrefixV6(), d.maxStartupsPerSource(), d.firstOctetTimeoutMs(), d.drainTimeoutSec(), true,
-                d.tlsHandshakesPerSec())), IwarpStack.builder().threads(1).build(), true);
+                d.tlsHandshakesPerSec())), ServeOptions.on(IwarpStack.builder().threads(1).build()));
         clientStack = IwarpStack.builder().threads(1).build();
     }
 
@@ -118,7 +118,7 @@ class ProbeAndSendRecvTest {
     @Test
     void serveEchoEchoesSixteenOctetSendsThatRpingWouldReadAsAdvertisements() throws Exception {
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withEchoOnly(true),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             StringWriter text = new StringWriter();
             // 16 octets 'a'..'p': as an advertisement, a Read of 0x71727374 octets at STag 0x696a6b6c
             assertTrue(SendRecvCommand.run(IwarpWire.client(clientStack), echo.localAddress(), false, 16, 2, 65536,

@@ -119,17 +119,17 @@ class ReadmeSamplesTest {
         if (kind.equals("serve --wire vitcp")) {
             WireOptions wire = new WireOptions(); // as serve --wire vitcp: the CRC option offered, the client decides
             new picocli.CommandLine(wire).parseArgs("--wire", "vitcp");
-            return RpingServer.start(config, dev.iwarp.server.wire.VitcpWire.server(wire.vitcpConfig(true, 16).build(),
-                    wire.discriminatorOctets(), false, 2));
+            return RpingServer.start(config, ServeOptions.on(dev.iwarp.server.wire.VitcpWire.server(wire.vitcpConfig(true, 16).build(),
+                    wire.discriminatorOctets(), false, 2)));
         }
         if (kind.equals("serve --wire ift")) {
             WireOptions wire = new WireOptions();
             new picocli.CommandLine(wire).parseArgs("--wire", "ift");
-            return RpingServer.start(config, IwarpStack.builder().threads(1).build(),
-                    wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord()), true);
+            return RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build())
+                    .framing(wire.ift.framing(config.startupTimeoutMs(), config.ird(), config.ord())));
         }
         assertEquals("serve", kind, "unknown doc-test server");
-        return RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+        return RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
     }
 
     private static List<String> run(Sample s, int port) {

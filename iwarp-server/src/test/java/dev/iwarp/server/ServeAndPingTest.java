@@ -41,7 +41,7 @@ class ServeAndPingTest {
     @BeforeEach
     void start() throws Exception {
         server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
         clientStack = IwarpStack.builder().threads(1).build();
     }
 

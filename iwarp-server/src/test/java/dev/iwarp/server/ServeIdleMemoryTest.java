@@ -59,7 +59,7 @@ class ServeIdleMemoryTest {
     @Test
     void idleSessionHoldsNoBuffersAndTheTargetIsAllocatedAtFirstUseAndReleasedAtClose() throws Exception {
         RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(TARGET),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
         closeables.add(s);
         IwarpStack stack = IwarpStack.builder().threads(1).build();
         closeables.add(stack);

@@ -51,7 +51,7 @@ class ServeIsolationTest {
 
     private RpingServer server(boolean shared) throws Exception {
         RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(4096)
-                .withSharedTarget(shared), IwarpStack.builder().threads(1).build(), true);
+                .withSharedTarget(shared), ServeOptions.on(IwarpStack.builder().threads(1).build()));
         closeables.add(s);
         return s;
     }
@@ -135,7 +135,7 @@ class ServeIsolationTest {
         dev.iwarp.vitcp.VitcpConfig.Builder vi = dev.iwarp.vitcp.VitcpConfig.builder()
                 .reliabilityLevel(dev.iwarp.vitcp.ViReliabilityLevel.RELIABLE_DELIVERY).mtu(1024);
         RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(4096),
-                VitcpWire.server(vi.rdmaReadWindow(16).build(), discriminator, false, 1));
+                ServeOptions.on(VitcpWire.server(vi.rdmaReadWindow(16).build(), discriminator, false, 1)));
         closeables.add(s);
         ClientWire client = VitcpWire.client(vi.build(), discriminator);
         closeables.add(client);

@@ -42,7 +42,7 @@ class ServeJmxMetricsTest {
         options.port = 0;
         options.address = "127.0.0.1";
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                options.observe(IwarpStack.builder().threads(1)).build(), true);
+                ServeOptions.on(options.observe(IwarpStack.builder().threads(1)).build()));
              IwarpStack client = IwarpStack.builder().threads(1).build()) {
             options.started(server);
             assertEquals(0, read("iwarpConnectionsAccepted"));

@@ -28,7 +28,7 @@ class ServeJsonLogTest {
     @Test
     void connectionLinesCarryConnPeerWireAndTerminateLinesTheTerminateFields() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
              IwarpStack client = IwarpStack.builder().threads(1).build();
              Capture log = new Capture("dev.iwarp")) {
             StringWriter text = new StringWriter();
@@ -83,7 +83,7 @@ class ServeJsonLogTest {
                 d.maxReadSize(), d.sourcePrefixV4(), d.sourcePrefixV6(), d.maxStartupsPerSource(), 200,
                 d.drainTimeoutSec(), d.allowMarkers(), d.tlsHandshakesPerSec());
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
-                        .withLimits(limits), IwarpStack.builder().threads(1).build(), true);
+                        .withLimits(limits), ServeOptions.on(IwarpStack.builder().threads(1).build()));
              Capture log = new Capture("dev.iwarp");
              java.net.Socket silent = new java.net.Socket("127.0.0.1", server.port())) {
             long deadline = System.nanoTime() + 10_000_000_000L;

@@ -37,7 +37,7 @@ class ServeLimitsTest {
     private RpingServer server(ServerLimits limits, long idleSec) throws Exception {
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(0)
                 .withLimits(1024, 60_000, idleSec).withLimits(limits);
-        RpingServer s = RpingServer.start(config, IwarpStack.builder().threads(1).build(), true);
+        RpingServer s = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
         closeables.add(s);
         return s;
     }

@@ -49,7 +49,7 @@ class ServeLogFloodTest {
         limiter.start();
         context.addTurboFilter(limiter);
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
              LogCapture log = LogCapture.of("dev.iwarp")) {
             for (int i = 0; i < 30; i++) {
                 try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
@@ -77,7 +77,7 @@ class ServeLogFloodTest {
     @Test
     void aResetWithReadResponsesQueuedLogsAFewLinesNotOnePerSegment() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
              IwarpStack client = IwarpStack.builder().threads(1).build();
              LogCapture log = LogCapture.of("dev.iwarp")) {
             ProtectionDomain pd = client.allocPd();

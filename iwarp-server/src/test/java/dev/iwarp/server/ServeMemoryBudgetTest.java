@@ -61,7 +61,7 @@ class ServeMemoryBudgetTest {
     void aPeerBeyondTheBudgetIsTerminatedAndPingsGoOn() throws Exception {
         MemoryBudget budget = ServerMemory.budget(5 * MIB / 2); // room for two 1 MiB targets, not three
         RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).memoryBudget(budget).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).memoryBudget(budget).build()));
         IwarpStack client = IwarpStack.builder().threads(1).build();
         ByteBuf src = PooledByteBufAllocator.DEFAULT.directBuffer(16, 16).writeZero(16);
         List<QueuePair> qps = new ArrayList<>();

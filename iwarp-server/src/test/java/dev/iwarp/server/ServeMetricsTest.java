@@ -26,7 +26,7 @@ class ServeMetricsTest {
         dev.iwarp.verbs.MemoryBudget budget = ServerMemory.budget(64 << 20);
         metrics.peerMemoryBudget(budget);
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).observer(metrics).memoryBudget(budget).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).observer(metrics).memoryBudget(budget).build()));
              IwarpStack client = IwarpStack.builder().threads(1).build();
              MetricsHttpServer http = MetricsHttpServer.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape)) {
             metrics.bind(server);

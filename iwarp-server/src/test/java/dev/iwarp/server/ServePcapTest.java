@@ -23,7 +23,7 @@ class ServePcapTest {
         Path file = dir.resolve("serve.pcap");
         PcapFile capture = PcapFile.create(file);
         RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).channelHook(capture::install).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).channelHook(capture::install).build()));
         try (IwarpStack clientStack = IwarpStack.builder().threads(1).build()) {
             for (int c = 0; c < 2; c++) {
                 try (RpingClient client = RpingClient.connect(clientStack, server.localAddress(),

@@ -33,7 +33,7 @@ class ServeShutdownWithQueuedResponsesTest {
     void queuedResponsesAreReleasedAtShutdown(boolean crc) throws Exception {
         MemoryBudget budget = ServerMemory.budget(64L * MIB);
         RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).memoryBudget(budget).build(), true);
+                ServeOptions.on(IwarpStack.builder().threads(1).memoryBudget(budget).build()));
         IwarpStack client = IwarpStack.builder().threads(1).build();
         ByteBuf sink = PooledByteBufAllocator.DEFAULT.directBuffer(MIB, MIB).writeZero(MIB);
         boolean serverClosed = false;

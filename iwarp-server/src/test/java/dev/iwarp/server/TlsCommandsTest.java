@@ -24,7 +24,7 @@ class TlsCommandsTest {
 
     private static RpingServer server(TlsSettings tls) throws Exception {
         return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true, tls);
+                ServeOptions.on(IwarpStack.builder().threads(1).build()).tls(tls));
     }
 
     @Test

@@ -41,7 +41,7 @@ class ToolLoggingTest {
     @Test
     void probePrintsThePeersTerminateOnceAndTheEngineStaysQuiet() throws Exception {
         try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                IwarpStack.builder().threads(1).build(), true)) {
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
             String at = "127.0.0.1:" + server.port();
             Run quiet = run("probe", at, "--case", "write-invalid-stag");
             assertEquals(0, quiet.code(), quiet.out());

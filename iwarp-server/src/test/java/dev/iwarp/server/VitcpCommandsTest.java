@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VitcpCommandsTest {
     private static RpingServer server() throws Exception {
         return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
-                VitcpWire.server(VitcpConfig.builder().crcOption(true).rdmaReadWindow(16).build(),
-                        VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1));
+                ServeOptions.on(VitcpWire.server(VitcpConfig.builder().crcOption(true).rdmaReadWindow(16).build(),
+                        VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1)));
     }
 
     @Test

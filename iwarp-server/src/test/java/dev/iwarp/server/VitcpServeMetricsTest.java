@@ -23,8 +23,8 @@ class VitcpServeMetricsTest {
         options.port = 0;
         options.jmx = false;
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(1 << 16);
-        RpingServer server = RpingServer.start(config, VitcpWire.server(VitcpConfig.builder().crcOption(true)
-                .rdmaReadWindow(16).build(), DISCRIMINATOR, false, 2, options.ioHandlers()));
+        RpingServer server = RpingServer.start(config, ServeOptions.on(VitcpWire.server(VitcpConfig.builder().crcOption(true)
+                .rdmaReadWindow(16).build(), DISCRIMINATOR, false, 2, options.ioHandlers())));
         try (ClientWire wire = VitcpWire.client(VitcpConfig.builder().build(), DISCRIMINATOR)) {
             options.started(server);
             double before = busy(options, 0) + busy(options, 1); // the listener's loop and its connection's

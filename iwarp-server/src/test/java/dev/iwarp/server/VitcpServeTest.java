@@ -60,8 +60,8 @@ class VitcpServeTest {
         ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(1 << 16)
                 .withSharedTarget(true).withLimits(maxConnections, 2000, idleSec);
         // both timeouts also bound the good clients' connects: 2 s, not less, on a loaded machine
-        RpingServer s = RpingServer.start(config, VitcpWire.server(vi(level).crcOption(true).rdmaReadWindow(16)
-                .incomingTimeout(Duration.ofMillis(2000)).build(), DISCRIMINATOR, requireCrc, 1));
+        RpingServer s = RpingServer.start(config, ServeOptions.on(VitcpWire.server(vi(level).crcOption(true).rdmaReadWindow(16)
+                .incomingTimeout(Duration.ofMillis(2000)).build(), DISCRIMINATOR, requireCrc, 1)));
         toClose.add(s);
         return s;
     }

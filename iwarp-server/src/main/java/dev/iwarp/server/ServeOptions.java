@@ -1,0 +1,77 @@
+package dev.iwarp.server;
+
+import dev.iwarp.bootstrap.Framing;
+import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.bootstrap.tls.TlsSettings;
+import dev.iwarp.server.wire.ServerWire;
+
+import java.util.Objects;
+
+/**
+ * What {@link RpingServer#start(ServerConfig, ServeOptions)} listens on: an {@link IwarpStack} (MPA from the
+ * {@link ServerConfig}'s settings unless a framing is given, optionally inside TLS) or any other
+ * {@link ServerWire}. Immutable, shaped like {@link dev.iwarp.bootstrap.ListenOptions}.
+ */
+public final class ServeOptions {
+    private final IwarpStack stack;
+    private final ServerWire wire;
+    private final Framing framing;
+    private final TlsSettings tls;
+    private final boolean ownsStack;
+
+    private ServeOptions(IwarpStack stack, ServerWire wire, Framing framing, TlsSettings tls, boolean ownsStack) {
+        this.stack = stack;
+        this.wire = wire;
+        this.framing = framing;
+        this.tls = tls;
+        this.ownsStack = ownsStack;
+    }
+
+    /** On {@code stack}, which {@link RpingServer#close()} also closes; MPA with the config's settings, plain TCP. */
+    public static ServeOptions on(IwarpStack stack) {
+        return new ServeOptions(Objects.requireNonNull(stack, "stack"), null, null, null, true);
+    }
+
+    /** On {@code wire} (VI/TCP, SCTP or an already built iWARP wire), which {@link RpingServer#close()} closes. */
+    public static ServeOptions on(ServerWire wire) {
+        return new ServeOptions(null, Objects.requireNonNull(wire, "wire"), null, null, false);
+    }
+
+    /** The Responder of {@code framing} (e.g. IFT) instead of MPA with the config's settings. */
+    public ServeOptions framing(Framing framing) {
+        requireStack("framing");
+        return new ServeOptions(stack, null, Objects.requireNonNull(framing, "framing"), tls, ownsStack);
+    }
+
+    /** Every connection inside TLS with {@code settings} ({@code null}: plain TCP). */
+    public ServeOptions tls(TlsSettings settings) {
+        requireStack("tls");
+        return new ServeOptions(stack, null, framing, settings, ownsStack);
+    }
+
+    private void requireStack(String what) {
+        if (stack == null) {
+            throw new IllegalStateException(what + " applies to a stack, not to an already built wire");
+        }
+    }
+
+    IwarpStack stack() {
+        return stack;
+    }
+
+    ServerWire wire() {
+        return wire;
+    }
+
+    Framing framing() {
+        return framing;
+    }
+
+    TlsSettings tls() {
+        return tls;
+    }
+
+    boolean ownsStack() {
+        return ownsStack;
+    }
+}
