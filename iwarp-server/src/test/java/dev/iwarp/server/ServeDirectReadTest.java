@@ -44,7 +44,8 @@ class ServeDirectReadTest {
 
     @Test
     void aServeConnectionReadsALargeWriteStraightIntoTheTarget() throws Exception {
-        try (RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withSharedTarget(true), stack(), true)) {
+        try (RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withSharedTarget(true),
+                ServeOptions.on(stack()))) {
             ToolRun bench = run("bench", "127.0.0.1:" + s.port(), "--op", "write", "--size", String.valueOf(SIZE),
                     "--iterations", "4", "--warmup", "0", "--verify", "--timeout", LOADED_MACHINE_MS);
             assertEquals(0, bench.code(), bench.err() + bench.out());
@@ -55,8 +56,8 @@ class ServeDirectReadTest {
     @Test
     void aServeConnectionInsideTlsReadsNothingDirectly() throws Exception {
         TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(1));
-        try (RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withSharedTarget(true), stack(), true,
-                TlsSettings.builder().identity(self).build())) {
+        try (RpingServer s = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withSharedTarget(true),
+                ServeOptions.on(stack()).tls(TlsSettings.builder().identity(self).build()))) {
             ToolRun bench = run("bench", "127.0.0.1:" + s.port(), "--tls", "--pin", self.fingerprint(), "--op",
                     "write", "--size", String.valueOf(SIZE), "--iterations", "4", "--warmup", "0", "--verify",
                     "--timeout", LOADED_MACHINE_MS);
