@@ -6,12 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/wait-listening.sh"
 jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
 port="${2:-17176}"
-[ -f "$jar" ] || { echo "run-jar-ift: no jar at $jar (run mvn package first)" >&2; exit 2; }
-log="$(mktemp)"
-java -jar "$jar" serve --wire ift --address 127.0.0.1 --port "$port" --max-connections 4 2>"$log" &
-serve=$!
-trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
-wait_listening $serve "$log" run-jar-ift
+start_serve run-jar-ift "$jar" "$port" --wire ift --max-connections 4
 grep -q "listening on.*IFT node B" "$log" || { cat "$log"; echo "run-jar-ift: serve did not start" >&2; exit 1; }
 
 fail() { echo "$out"; cat "$log"; echo "run-jar-ift: $1" >&2; exit 1; }

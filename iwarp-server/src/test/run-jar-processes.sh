@@ -5,12 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/wait-listening.sh"
 jar="${1:-$(dirname "$0")/../../target/iwarp-server.jar}"
 port="${2:-17174}"
-[ -f "$jar" ] || { echo "run-jar-processes: no jar at $jar (run mvn package first)" >&2; exit 2; }
-log="$(mktemp)"
-java -jar "$jar" serve --address 127.0.0.1 --port "$port" 2>"$log" &
-serve=$!
-trap 'kill -9 $serve 2>/dev/null || true; rm -f "$log"' EXIT
-wait_listening $serve "$log" run-jar-processes
+start_serve run-jar-processes "$jar" "$port"
 
 out="$(timeout 60 java -jar "$jar" ping "127.0.0.1:$port" -C 5 -S 1000 -v -V)" || { echo "$out"; cat "$log"; exit 1; }
 echo "$out" | tail -1

@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.ift.IftAdaptionHandlerTest.Side;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import static dev.iwarp.ift.IftAdaptionHandlerTest.nodeA;
 import static dev.iwarp.ift.IftAdaptionHandlerTest.nodeB;
-import static dev.iwarp.ift.IftTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static dev.iwarp.ift.IftVectors.AI1;
 import static dev.iwarp.ift.IftVectors.AI2;
 import static org.junit.jupiter.api.Assertions.assertEquals;

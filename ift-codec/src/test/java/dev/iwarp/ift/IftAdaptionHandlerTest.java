@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.ift.IftTestUtil.Recorder;
 import dev.iwarp.testkit.Splits;
 import io.netty.buffer.ByteBuf;
@@ -14,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import java.util.Arrays;
 import java.util.List;
 
-import static dev.iwarp.ift.IftTestUtil.buf;
-import static dev.iwarp.ift.IftTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.buf;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static dev.iwarp.ift.IftVectors.AI1;
 import static dev.iwarp.ift.IftVectors.AI2;
 import static dev.iwarp.ift.IftVectors.AI3;

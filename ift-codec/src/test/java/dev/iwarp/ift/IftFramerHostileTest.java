@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.ift.IftTestUtil.RefFrame;
 import dev.iwarp.ift.IftTestUtil.Recorder;
 import dev.iwarp.testkit.Splits;
@@ -17,8 +18,8 @@ import java.util.List;
 
 import static dev.iwarp.ift.IftFramerTest.nodeA;
 import static dev.iwarp.ift.IftFramerTest.nodeB;
-import static dev.iwarp.ift.IftTestUtil.buf;
-import static dev.iwarp.ift.IftTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.buf;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static dev.iwarp.ift.IftVectors.F2;
 import static dev.iwarp.ift.IftVectors.F3;
 import static dev.iwarp.ift.IftVectors.F5;

@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.framing.Crc32c;
 import dev.iwarp.ift.IftTestUtil.RefFrame;
 import dev.iwarp.testkit.Splits;
@@ -17,9 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import static dev.iwarp.ift.IftTestUtil.buf;
-import static dev.iwarp.ift.IftTestUtil.drainInbound;
-import static dev.iwarp.ift.IftTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.buf;
+import static dev.iwarp.testkit.ChannelOctets.drainInbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static dev.iwarp.ift.IftVectors.F1;
 import static dev.iwarp.ift.IftVectors.F2;
 import static dev.iwarp.ift.IftVectors.F3;

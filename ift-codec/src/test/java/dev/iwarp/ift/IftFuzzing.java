@@ -1,13 +1,11 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
+import dev.iwarp.testkit.fuzz.FuzzApp;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.ReferenceCountUtil;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.ClosedChannelException;
@@ -33,13 +31,7 @@ final class IftFuzzing {
             } catch (RuntimeException refused) {
                 // a ULPDU the sender refuses (e.g. shorter than the DDP header it announces) is not sent
             }
-            for (Object o; (o = tx.readOutbound()) != null; ) {
-                ByteBuf buf = (ByteBuf) o;
-                byte[] octets = new byte[buf.readableBytes()];
-                buf.readBytes(octets);
-                buf.release();
-                out.writeBytes(octets);
-            }
+            out.writeBytes(ChannelOctets.drainOutbound(tx));
         }
         ulpdus.clear();
         ulpdus.addAll(accepted);
@@ -62,53 +54,17 @@ final class IftFuzzing {
     }
 
     static void finish(EmbeddedChannel ch) {
-        try {
-            ch.finishAndReleaseAll();
-        } catch (Throwable t) {
-            FuzzChecks.assertTyped(t, TYPED);
-            ch.releaseInbound();
-            ch.releaseOutbound();
-        }
+        FuzzChecks.finish(ch, TYPED);
     }
 
     static void drain(EmbeddedChannel ch) {
-        ch.runPendingTasks();
-        for (Object o; (o = ch.readOutbound()) != null; ) {
-            ReferenceCountUtil.release(o);
-        }
+        FuzzChecks.drain(ch);
     }
 
     /** The application end: keeps ULPDUs (copied, released), errors and the completion. */
-    static final class App extends ChannelInboundHandlerAdapter {
-        final List<byte[]> received = new ArrayList<>();
-        final List<Throwable> exceptions = new ArrayList<>();
-        IftAdaptionCompletionEvent completion;
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf b = (ByteBuf) msg;
-            try {
-                byte[] a = new byte[b.readableBytes()];
-                b.getBytes(b.readerIndex(), a);
-                received.add(a);
-            } finally {
-                b.release();
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            exceptions.add(cause);
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IftAdaptionCompletionEvent) {
-                if (completion != null) {
-                    throw new AssertionError("two completion events");
-                }
-                completion = (IftAdaptionCompletionEvent) evt;
-            }
+    static final class App extends FuzzApp<IftAdaptionCompletionEvent> {
+        App() {
+            super(IftAdaptionCompletionEvent.class);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.ift.IftTestUtil.Recorder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -74,7 +75,7 @@ final class IftPair {
                 return moved;
             }
             moved = true;
-            byte[] octets = IftTestUtil.bytes(buf);
+            byte[] octets = ChannelOctets.bytes(buf);
             buf.release();
             log.writeBytes(octets);
             byte[] delivered = tamper.apply(octets);

@@ -1,63 +1,19 @@
 package dev.iwarp.ift;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.embedded.EmbeddedChannel;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
+import static dev.iwarp.testkit.ChannelOctets.bytes;
+
 /** Helpers shared by the IFT tests. */
 final class IftTestUtil {
     private IftTestUtil() {
-    }
-
-    /** Concatenates and releases every outbound buffer of the channel. */
-    static byte[] drainOutbound(EmbeddedChannel ch) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (;;) {
-            Object o = ch.readOutbound();
-            if (o == null) {
-                return out.toByteArray();
-            }
-            ByteBuf b = (ByteBuf) o;
-            try {
-                out.writeBytes(bytes(b));
-            } finally {
-                b.release();
-            }
-        }
-    }
-
-    /** Reads, copies and releases every inbound ByteBuf of the channel. */
-    static List<byte[]> drainInbound(EmbeddedChannel ch) {
-        List<byte[]> list = new ArrayList<>();
-        for (;;) {
-            Object o = ch.readInbound();
-            if (o == null) {
-                return list;
-            }
-            ByteBuf b = (ByteBuf) o;
-            try {
-                list.add(bytes(b));
-            } finally {
-                b.release();
-            }
-        }
-    }
-
-    static byte[] bytes(ByteBuf b) {
-        byte[] a = new byte[b.readableBytes()];
-        b.getBytes(b.readerIndex(), a);
-        return a;
-    }
-
-    static ByteBuf buf(byte[] a) {
-        return Unpooled.wrappedBuffer(a.clone());
     }
 
     static int crc32c(byte[] a, int from, int length) {

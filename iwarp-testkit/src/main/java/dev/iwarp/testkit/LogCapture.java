@@ -7,6 +7,7 @@ import ch.qos.logback.core.read.ListAppender;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -52,6 +53,24 @@ public final class LogCapture implements AutoCloseable {
     /** Events at any level whose formatted message contains {@code text}. */
     public long count(String text) {
         return events().stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+    }
+
+    /**
+     * Waits up to 10 s for an event at exactly {@code level} whose formatted message contains {@code text}
+     * (a line a connection's event loop logs after the test's own thread moved on) and returns that message.
+     */
+    public String await(Level level, String text) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < end) {
+            for (ILoggingEvent e : events()) {
+                if (e.getLevel() == level && e.getFormattedMessage().contains(text)) {
+                    return e.getFormattedMessage();
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no " + level + " line containing '" + text + "'; logged: "
+                + lines(Level.ALL, l -> true));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.mpa.internal.FpduCumulation;
 import dev.iwarp.framing.Crc32c;
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.mpa.internal.FpduCumulation;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;

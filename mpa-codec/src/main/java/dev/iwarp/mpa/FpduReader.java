@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.mpa.internal.FpduCumulation;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.framing.UlpduSink;

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
@@ -68,7 +69,7 @@ class MpaFramerDirectReadTest {
         @Override
         public void ulpdu(ByteBuf ulpdu) {
             calls.add("ulpdu " + ulpdu.readableBytes());
-            whole.add(MpaTestUtil.bytes(ulpdu));
+            whole.add(ChannelOctets.bytes(ulpdu));
         }
     };
 
@@ -105,7 +106,7 @@ class MpaFramerDirectReadTest {
         for (byte[] u : ulpdus) {
             tx.writeOutbound(Unpooled.wrappedBuffer(u));
         }
-        byte[] wire = MpaTestUtil.drainOutbound(tx);
+        byte[] wire = ChannelOctets.drainOutbound(tx);
         tx.finishAndReleaseAll();
         return wire;
     }
@@ -184,7 +185,7 @@ class MpaFramerDirectReadTest {
         for (byte[] u : ulpdus) {
             tx.writeOutbound(Unpooled.wrappedBuffer(u));
         }
-        byte[] wire = MpaTestUtil.drainOutbound(tx);
+        byte[] wire = ChannelOctets.drainOutbound(tx);
         tx.finishAndReleaseAll();
         return wire;
     }

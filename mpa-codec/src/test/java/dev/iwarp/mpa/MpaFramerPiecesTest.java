@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -40,7 +41,7 @@ class MpaFramerPiecesTest {
 
         EmbeddedChannel reference = new EmbeddedChannel(new MpaFramer(crc, false, false, 0xFFFF, 1454, false));
         reference.writeOutbound(Unpooled.wrappedBuffer(whole));
-        byte[] expected = MpaTestUtil.drainOutbound(reference);
+        byte[] expected = ChannelOctets.drainOutbound(reference);
         assertFalse(reference.finish());
 
         EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, false, false, 0xFFFF, 1454, false));
@@ -50,13 +51,13 @@ class MpaFramerPiecesTest {
         ulpdu.addComponents(true, h, p);
         ulpdu.skipBytes(skip);
         tx.writeOutbound(ulpdu);
-        byte[] got = MpaTestUtil.drainOutbound(tx);
+        byte[] got = ChannelOctets.drainOutbound(tx);
         assertArrayEquals(expected, got);
         assertFalse(tx.finish());
 
         EmbeddedChannel rx = new EmbeddedChannel(new MpaFramer(crc, false, false, 0xFFFF, 1454, false));
         rx.writeInbound(Unpooled.wrappedBuffer(got));
-        List<byte[]> ulpdus = MpaTestUtil.drainInbound(rx);
+        List<byte[]> ulpdus = ChannelOctets.drainInbound(rx);
         assertEquals(1, ulpdus.size());
         assertArrayEquals(whole, ulpdus.get(0));
         assertFalse(rx.finish());
@@ -107,14 +108,14 @@ class MpaFramerPiecesTest {
         if (held) { // rule 4: one valid FPDU from the peer releases what was held
             EmbeddedChannel peer = new EmbeddedChannel(new MpaFramer(crc, false, false, 0xFFFF, 1454, false));
             peer.writeOutbound(Unpooled.wrappedBuffer(new byte[20]));
-            byte[] ping = MpaTestUtil.drainOutbound(peer);
+            byte[] ping = ChannelOctets.drainOutbound(peer);
             assertFalse(peer.finish());
             reference.writeInbound(Unpooled.wrappedBuffer(ping));
             tx.writeInbound(Unpooled.wrappedBuffer(ping));
-            MpaTestUtil.drainInbound(reference);
-            MpaTestUtil.drainInbound(tx);
+            ChannelOctets.drainInbound(reference);
+            ChannelOctets.drainInbound(tx);
         }
-        assertArrayEquals(MpaTestUtil.drainOutbound(reference), MpaTestUtil.drainOutbound(tx));
+        assertArrayEquals(ChannelOctets.drainOutbound(reference), ChannelOctets.drainOutbound(tx));
         assertFalse(reference.finish());
         assertFalse(tx.finish());
     }

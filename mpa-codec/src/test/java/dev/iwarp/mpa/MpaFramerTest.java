@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.framing.Crc32c;
 import dev.iwarp.testkit.Hex;
 import dev.iwarp.testkit.Splits;
@@ -17,9 +18,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-import static dev.iwarp.mpa.MpaTestUtil.buf;
-import static dev.iwarp.mpa.MpaTestUtil.drainInbound;
-import static dev.iwarp.mpa.MpaTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.buf;
+import static dev.iwarp.testkit.ChannelOctets.drainInbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,15 +1,12 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
+import dev.iwarp.testkit.fuzz.FuzzApp;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayList;
 import java.util.List;
 
 /** What the MPA fuzz targets share: the typed errors, the application end, draining. */
@@ -28,49 +25,31 @@ final class MpaFuzzing {
         for (byte[] u : ulpdus) {
             tx.writeOutbound(alloc.heapBuffer(u.length).writeBytes(u));
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Object o; (o = tx.readOutbound()) != null; ) {
-            ByteBuf b = (ByteBuf) o;
-            byte[] a = new byte[b.readableBytes()];
-            b.readBytes(a);
-            b.release();
-            out.writeBytes(a);
-        }
+        byte[] octets = ChannelOctets.drainOutbound(tx);
         tx.finishAndReleaseAll();
-        return out.toByteArray();
+        return octets;
     }
 
     /** Closes and releases everything; a write the handler failed at the close is typed too. */
     static void finish(EmbeddedChannel ch) {
-        try {
-            ch.finishAndReleaseAll();
-        } catch (Throwable t) {
-            FuzzChecks.assertTyped(t, TYPED);
-            ch.releaseInbound();
-            ch.releaseOutbound();
-        }
+        FuzzChecks.finish(ch, TYPED);
     }
 
     static void drain(EmbeddedChannel ch) {
-        ch.runPendingTasks();
-        for (Object o; (o = ch.readOutbound()) != null; ) {
-            io.netty.util.ReferenceCountUtil.release(o);
-        }
+        FuzzChecks.drain(ch);
     }
 
     /** The application: accepts or rejects the Request, keeps ULPDUs (copied, released) and errors. */
-    static final class App extends ChannelInboundHandlerAdapter {
+    static final class App extends FuzzApp<MpaStartupCompletionEvent> {
         final boolean reject;
-        final List<byte[]> received = new ArrayList<>();
-        final List<Throwable> exceptions = new ArrayList<>();
-        MpaStartupCompletionEvent completion;
 
         App(boolean reject) {
+            super(MpaStartupCompletionEvent.class);
             this.reject = reject;
         }
 
         @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        protected void otherEvent(Object evt) {
             if (evt instanceof MpaConnectRequest) {
                 MpaConnectRequest r = (MpaConnectRequest) evt;
                 if (reject) {
@@ -78,29 +57,7 @@ final class MpaFuzzing {
                 } else {
                     r.accept(new byte[] {7, 7});
                 }
-            } else if (evt instanceof MpaStartupCompletionEvent) {
-                if (completion != null) {
-                    throw new AssertionError("two completion events");
-                }
-                completion = (MpaStartupCompletionEvent) evt;
             }
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf b = (ByteBuf) msg;
-            try {
-                byte[] a = new byte[b.readableBytes()];
-                b.getBytes(b.readerIndex(), a);
-                received.add(a);
-            } finally {
-                b.release();
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            exceptions.add(cause);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.testkit.Hex;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -7,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import static dev.iwarp.mpa.MpaStartupFrameTest.REP_KEY;
 import static dev.iwarp.mpa.MpaStartupFrameTest.REQ_KEY;
-import static dev.iwarp.mpa.MpaTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.framing.Crc32c;
 import dev.iwarp.testkit.Hex;
 import dev.iwarp.testkit.Splits;
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import static dev.iwarp.mpa.MpaStartupFrameTest.REP_KEY;
 import static dev.iwarp.mpa.MpaStartupFrameTest.REQ_KEY;
-import static dev.iwarp.mpa.MpaTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

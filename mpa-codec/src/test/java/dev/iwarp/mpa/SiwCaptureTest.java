@@ -1,5 +1,6 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.testkit.SharedData;
 import dev.iwarp.testkit.Splits;
 import dev.iwarp.testkit.TcpConnection;
@@ -18,7 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-import static dev.iwarp.mpa.MpaTestUtil.drainOutbound;
+import static dev.iwarp.testkit.ChannelOctets.drainOutbound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
 package dev.iwarp.verbs;
 
+import dev.iwarp.verbs.internal.WritePromise;
 import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;

@@ -9,6 +9,8 @@ import dev.iwarp.bootstrap.Transport;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.QueuePair;
+import ch.qos.logback.classic.Level;
+import dev.iwarp.testkit.LogCapture;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
@@ -33,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TlsFailuresTest {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<IwarpConnectionRequest> offered = new CopyOnWriteArrayList<>();
-    private final LogCapture log = new LogCapture();
+    private final LogCapture log = LogCapture.of(TlsLayer.class.getName());
     private IwarpStack server;
     private IwarpStack client;
 
@@ -86,7 +88,7 @@ class TlsFailuresTest {
         assertEquals(TlsException.Kind.HANDSHAKE, e.kind());
         assertTrue(e.getMessage().contains("CN=stranger chains to the self-signed CN=another CA, which is not among the trusted"), e.getMessage());
         assertEquals("certificate_unknown", e.alertName());
-        log.await(s -> s.startsWith("WARN") && s.contains("the peer sent TLS alert certificate_unknown"));
+        log.await(Level.WARN, "the peer sent TLS alert certificate_unknown");
     }
 
     @Test
@@ -96,7 +98,7 @@ class TlsFailuresTest {
         TlsException e = tls(failure(l, TlsSettings.builder().trust(List.of(TlsFixtures.CA.certificate())).build()));
         assertEquals(TlsException.Kind.BAD_RECORD, e.kind());
         assertTrue(e.getMessage().contains("the peer sent TLS alert certificate_required"), e.getMessage());
-        log.await(s -> s.startsWith("WARN") && s.contains("we sent TLS alert certificate_required"));
+        log.await(Level.WARN, "we sent TLS alert certificate_required");
     }
 
     @Test
@@ -106,7 +108,7 @@ class TlsFailuresTest {
         TlsException e = tls(failure(l, TlsSettings.builder().identity(TlsFixtures.STRANGER)
                 .trust(List.of(TlsFixtures.CA.certificate())).build()));
         assertTrue(e.getMessage().contains("the peer sent TLS alert certificate_required"), e.getMessage());
-        log.await(s -> s.startsWith("WARN") && s.contains("we sent TLS alert certificate_required"));
+        log.await(Level.WARN, "we sent TLS alert certificate_required");
     }
 
     @Test
@@ -136,7 +138,7 @@ class TlsFailuresTest {
         Channel l = listen(TlsFixtures.psk(TlsFixtures.PSK));
         TlsException e = tls(failure(l, TlsFixtures.psk(TlsPsk.parse("node1:ffeeddccbbaa99887766554433221100"))));
         assertEquals("decrypt_error", e.alertName()); // RFC 8446 §4.2.11: the binder does not verify
-        log.await(s -> s.startsWith("WARN") && s.contains("Invalid PSK binder"));
+        log.await(Level.WARN, "Invalid PSK binder");
     }
 
     @Test
@@ -144,7 +146,7 @@ class TlsFailuresTest {
         Channel l = listen(TlsFixtures.psk(TlsFixtures.PSK));
         TlsException e = tls(failure(l, TlsFixtures.psk(TlsPsk.parse("node2:00112233445566778899aabbccddeeff"))));
         assertEquals("unknown_psk_identity", e.alertName());
-        log.await(s -> s.startsWith("WARN") && s.contains("the client offered no PSK identity we know"));
+        log.await(Level.WARN, "the client offered no PSK identity we know");
     }
 
     @Test
@@ -152,7 +154,7 @@ class TlsFailuresTest {
         Channel l = listen(TlsFixtures.server(TlsFixtures.SERVER));
         Throwable e = failure(l, null);
         assertTrue(e.getMessage().contains("TLS required"), e.getMessage()); // the server's MPA Reply says why
-        log.await(s -> s.startsWith("WARN") && s.contains("the peer sent a plaintext MPA Request"));
+        log.await(Level.WARN, "the peer sent a plaintext MPA Request");
     }
 
     @Test

@@ -15,6 +15,8 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import ch.qos.logback.classic.Level;
+import dev.iwarp.testkit.LogCapture;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -51,7 +53,7 @@ class TlsStreamTest {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<IwarpConnectionRequest> offered = new CopyOnWriteArrayList<>();
     private final List<QueuePair> accepted = new CopyOnWriteArrayList<>();
-    private final LogCapture log = new LogCapture();
+    private final LogCapture log = LogCapture.of(TlsLayer.class.getName());
 
     @AfterEach
     void tearDown() throws Exception {
@@ -110,7 +112,7 @@ class TlsStreamTest {
         assertFalse(new String(wire, StandardCharsets.ISO_8859_1).contains("MPA ID"), "an MPA key in clear on the wire");
         offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS);
         Thread.sleep(200);
-        assertTrue(log.lines().stream().noneMatch(s -> s.startsWith("WARN")), () -> "warnings: " + log.lines());
+        assertEquals(0, log.count(Level.WARN, ""), () -> "warnings: " + log.lines(Level.WARN, line -> true));
     }
 
     @Test
@@ -171,9 +173,9 @@ class TlsStreamTest {
         raw.pipeline().context("raw").writeAndFlush(half).sync();
         ((SocketChannel) raw).shutdownOutput().sync(); // TCP FIN, no close_notify
         assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
-        log.await(s -> s.startsWith("WARN") && s.contains("closed TCP without a TLS close_notify"));
+        log.await(Level.WARN, "closed TCP without a TLS close_notify");
         assertEquals(TlsException.Kind.TRUNCATED, TlsLayer.failure(offered.get(0).channel()).kind());
-        assertEquals(1, log.lines().stream().filter(s -> s.startsWith("WARN")).count(), () -> "one line: " + log.lines());
+        assertEquals(1, log.count(Level.WARN, ""), () -> "one line: " + log.lines(Level.WARN, line -> true));
     }
 
     @Test
@@ -188,7 +190,7 @@ class TlsStreamTest {
         raw.pipeline().firstContext().writeAndFlush(garbage).sync();
         assertTrue(offered.get(0).channel().closeFuture().await(5, TimeUnit.SECONDS), "server kept the connection");
         assertTrue(raw.closeFuture().await(5, TimeUnit.SECONDS), "client not closed");
-        log.await(s -> s.startsWith("WARN") && s.contains("we sent TLS alert bad_record_mac"));
+        log.await(Level.WARN, "we sent TLS alert bad_record_mac");
         assertEquals(TlsException.Kind.BAD_RECORD, TlsLayer.failure(offered.get(0).channel()).kind());
     }
 }

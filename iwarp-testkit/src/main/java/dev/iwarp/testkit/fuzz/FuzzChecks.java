@@ -6,6 +6,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.AppenderBase;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
@@ -30,6 +32,25 @@ public final class FuzzChecks {
     private static boolean savedAdditive = true;
 
     private FuzzChecks() {
+    }
+
+    /** Closes {@code ch} and releases what it holds; a write the handler failed at the close must be typed too. */
+    public static void finish(EmbeddedChannel ch, List<Class<? extends Throwable>> allowed) {
+        try {
+            ch.finishAndReleaseAll();
+        } catch (Throwable t) {
+            assertTyped(t, allowed);
+            ch.releaseInbound();
+            ch.releaseOutbound();
+        }
+    }
+
+    /** Runs {@code ch}'s pending tasks and releases what it sent (a fuzz run reads nothing it sends). */
+    public static void drain(EmbeddedChannel ch) {
+        ch.runPendingTasks();
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            ReferenceCountUtil.release(o);
+        }
     }
 
     /** True when {@code t} is one of {@code allowed}, or a Netty DecoderException wrapping one. */

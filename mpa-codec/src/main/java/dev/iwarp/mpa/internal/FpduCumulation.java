@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.mpa.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -11,7 +11,7 @@ import java.nio.channels.GatheringByteChannel;
 import java.util.Arrays;
 
 /**
- * The cumulation {@link FpduCumulator} keeps while an FPDU straddles socket reads: a read-only buffer
+ * The cumulation {@code FpduCumulator} keeps while an FPDU straddles socket reads: a read-only buffer
  * over the readable octets of the reads themselves (its parts), in order, never copied. Netty's
  * {@code CompositeByteBuf} does the same, but allocates a component object per read, and a composite
  * with its array per straddle: most of what a 64 KiB Write still allocated per message.
@@ -19,11 +19,11 @@ import java.util.Arrays;
  * arrays grew to the number of reads an FPDU spans.
  *
  * <p>Holds one reference to each part, given back when the part is discarded or this buffer is
- * released. Read-only: setters throw {@link ReadOnlyBufferException}. Confined to the framer's event
+ * released. Read-only: setters throw {@link java.nio.ReadOnlyBufferException}. Confined to the framer's event
  * loop, but may be released from any thread (a retained slice of a ULPDU lent from it). What a read-only
  * view is whatever it views comes from {@link ReadOnlyViewByteBuf}.
  */
-final class FpduCumulation extends ReadOnlyViewByteBuf {
+public final class FpduCumulation extends ReadOnlyViewByteBuf {
     private ByteBufAllocator alloc;
     private ByteBuf[] parts = new ByteBuf[4];
     /** Index in each part's buffer where its octets start. */
@@ -36,18 +36,18 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
     /** Set once deallocated: the framer may take it again. */
     private volatile boolean released;
 
-    FpduCumulation(ByteBufAllocator alloc) {
+    public FpduCumulation(ByteBufAllocator alloc) {
         super(Integer.MAX_VALUE);
         this.alloc = alloc;
     }
 
     /** Whether this buffer was released and may be taken again with {@link #reuse}. */
-    boolean reusable() {
+    public boolean reusable() {
         return released;
     }
 
     /** This buffer again, empty and with one reference. Only after {@link #reusable()}. */
-    FpduCumulation reuse(ByteBufAllocator alloc) {
+    public FpduCumulation reuse(ByteBufAllocator alloc) {
         released = false;
         this.alloc = alloc;
         resetRefCnt();
@@ -59,17 +59,17 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
      * {@code spare} taken again if it was released, else a new cumulation: the owner's first, or its last
      * one is still held (a retained slice of a ULPDU passed up from it). The owner keeps what this returns.
      */
-    static FpduCumulation takeAgain(FpduCumulation spare, ByteBufAllocator alloc) {
+    public static FpduCumulation takeAgain(FpduCumulation spare, ByteBufAllocator alloc) {
         return spare != null && spare.reusable() ? spare.reuse(alloc) : new FpduCumulation(alloc);
     }
 
     /** Appends {@code buf}'s readable octets as the last part, taking ownership of {@code buf}. */
-    FpduCumulation add(ByteBuf buf) {
+    public FpduCumulation add(ByteBuf buf) {
         return add(buf, buf.readerIndex(), buf.readableBytes());
     }
 
     /** Appends {@code length} octets of {@code buf} from {@code index} as the last part, taking one reference. */
-    FpduCumulation add(ByteBuf buf, int index, int length) {
+    public FpduCumulation add(ByteBuf buf, int index, int length) {
         if (count == parts.length) {
             parts = Arrays.copyOf(parts, count * 2);
             partIndex = Arrays.copyOf(partIndex, count * 2);
@@ -84,26 +84,26 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
     }
 
     /** Number of parts. */
-    int parts() {
+    public int parts() {
         return count;
     }
 
-    ByteBuf part(int k) {
+    public ByteBuf part(int k) {
         return parts[k];
     }
 
     /** Index in part {@code k}'s own buffer where its octets start. */
-    int partIndex(int k) {
+    public int partIndex(int k) {
         return partIndex[k];
     }
 
     /** Index in this buffer where part {@code k} starts ({@code k == parts()}: the capacity). */
-    int partStart(int k) {
+    public int partStart(int k) {
         return partStart[k];
     }
 
     /** The part holding octet {@code index} ({@code 0 <= index < capacity()}). */
-    int partOf(int index) {
+    public int partOf(int index) {
         int k = last;
         if (k < count && index >= partStart[k] && index < partStart[k + 1]) {
             return k;
@@ -125,7 +125,7 @@ final class FpduCumulation extends ReadOnlyViewByteBuf {
     }
 
     /** Gives back the parts read entirely (below the reader index); indices move down accordingly. */
-    void discardReadParts() {
+    public void discardReadParts() {
         int r = readerIndex();
         int d = 0;
         while (d < count && partStart[d + 1] <= r) {

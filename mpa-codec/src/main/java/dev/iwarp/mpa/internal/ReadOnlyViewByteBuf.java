@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.mpa.internal;
 
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
@@ -15,9 +15,9 @@ import java.nio.channels.ScatteringByteChannel;
  * no array, no single memory address, no parent, and every setter and capacity change refused with
  * {@link ReadOnlyBufferException}.
  */
-abstract class ReadOnlyViewByteBuf extends AbstractReferenceCountedByteBuf {
+public abstract class ReadOnlyViewByteBuf extends AbstractReferenceCountedByteBuf {
 
-    ReadOnlyViewByteBuf(int maxCapacity) {
+    protected ReadOnlyViewByteBuf(int maxCapacity) {
         super(maxCapacity);
     }
 

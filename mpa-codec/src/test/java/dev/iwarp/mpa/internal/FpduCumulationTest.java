@@ -1,4 +1,4 @@
-package dev.iwarp.mpa;
+package dev.iwarp.mpa.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,9 +1,11 @@
-package dev.iwarp.verbs;
+package dev.iwarp.verbs.internal;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +21,10 @@ import java.util.concurrent.TimeUnit;
  * may add listeners, which are told before the engine is. It cannot be waited for (a write promise
  * never is on the event loop, and no other thread sees this one) nor cancelled.
  */
-abstract class WritePromise implements ChannelPromise {
+public abstract class WritePromise implements ChannelPromise {
+    /** The engine's logger (by name: this class lives apart from it), so a listener's failure is logged where the engine's are. */
+    private static final Logger LOG = LoggerFactory.getLogger("dev.iwarp.verbs.RdmaEngine");
+
     private enum State { PENDING, SUCCEEDED, FAILED }
 
     private final Channel channel;
@@ -28,7 +33,7 @@ abstract class WritePromise implements ChannelPromise {
     /** Listeners handlers below added; rare, so made only then. */
     private List<GenericFutureListener<? extends Future<? super Void>>> listeners;
 
-    WritePromise(Channel channel) {
+    protected WritePromise(Channel channel) {
         this.channel = channel;
     }
 
@@ -36,7 +41,7 @@ abstract class WritePromise implements ChannelPromise {
     protected abstract void written(Throwable cause);
 
     /** Pending again, for the next message: only once the previous write was reported. */
-    final void rearm() {
+    public final void rearm() {
         if (state == State.PENDING) {
             throw new IllegalStateException("write promise rearmed while its write is pending");
         }
@@ -65,7 +70,7 @@ abstract class WritePromise implements ChannelPromise {
         try {
             l.operationComplete(this);
         } catch (Throwable t) {
-            RdmaEngine.LOG.warn("{} a listener of a write promise threw", channel, t);
+            LOG.warn("{} a listener of a write promise threw", channel, t);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.iwarp.verbs;
+package dev.iwarp.verbs.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -11,10 +11,13 @@ import org.junit.jupiter.api.Test;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,6 +95,79 @@ class WritePromiseTest {
         assertTrue(p.isDone());
         assertFalse(p.isSuccess());
         assertInstanceOf(ClosedChannelException.class, p.cause());
+        ch.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- the ChannelPromise contract
+
+    @Test
+    void itIsTheChannelsNonVoidPromiseAndCannotBeCancelled() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        Recorded p = new Recorded(ch);
+        assertSame(ch, p.channel());
+        assertFalse(p.isVoid());
+        assertSame(p, p.unvoid());
+        assertFalse(p.isCancellable());
+        assertFalse(p.cancel(true));
+        assertFalse(p.isCancelled());
+        assertFalse(p.isDone(), "a refused cancel leaves it pending");
+        assertTrue(p.setUncancellable());
+        p.setSuccess();
+        assertFalse(p.isCancelled());
+        assertNull(p.getNow());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void setAfterCompletionThrowsAndTryReportsFalseWithoutTellingAnyoneAgain() throws Exception {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        Recorded p = new Recorded(ch);
+        IllegalStateException first = new IllegalStateException("first");
+        p.setFailure(first);
+        assertThrows(IllegalStateException.class, p::setSuccess);
+        assertThrows(IllegalStateException.class, () -> p.setFailure(new IllegalStateException()));
+        assertFalse(p.trySuccess(null));
+        assertSame(first, p.cause(), "the first outcome stands");
+        assertEquals(List.of("failed IllegalStateException"), events);
+        ExecutionException e = assertThrows(ExecutionException.class, p::get);
+        assertSame(first, e.getCause());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void listenersAreToldOnceInOrderARemovedOneIsNotAndAThrowingOneStopsNoOther() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        Recorded p = new Recorded(ch);
+        io.netty.util.concurrent.GenericFutureListener<io.netty.util.concurrent.Future<Void>> removed =
+                f -> events.add("removed listener told");
+        p.addListener(f -> events.add("first"));
+        p.addListener(f -> {
+            throw new IllegalStateException("a listener's own failure");
+        });
+        p.addListeners(removed, f -> events.add("second"));
+        p.removeListeners(removed);
+        p.trySuccess();
+        assertEquals(List.of("first", "second", "written"), events);
+        p.trySuccess();
+        assertEquals(3, events.size(), "told once");
+        p.rearm();
+        p.trySuccess();
+        assertEquals(List.of("first", "second", "written", "written"), events, "rearming drops the listeners");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aDonePromiseCanBeWaitedForAtOnceAPendingOneCannot() throws Exception {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        Recorded p = new Recorded(ch);
+        assertThrows(UnsupportedOperationException.class, p::await);
+        assertThrows(UnsupportedOperationException.class, () -> p.await(1));
+        assertThrows(UnsupportedOperationException.class, p::get);
+        p.setSuccess();
+        assertSame(p, p.sync());
+        assertSame(p, p.awaitUninterruptibly());
+        assertTrue(p.await(1, java.util.concurrent.TimeUnit.MILLISECONDS));
+        assertNull(p.get());
         ch.finishAndReleaseAll();
     }
 }
