@@ -8,7 +8,7 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -43,7 +43,9 @@ final class SetupMessage {
     private SetupMessage(ProtectionDomain pd, byte[] data, boolean receive, String framing) {
         this.framing = framing;
         length = receive ? MAX_LENGTH : data.length;
-        memory = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length), Math.max(1, length));
+        // at most 64 octets, held until the Send completes: unpooled, since a pooled allocation on each event loop
+        // makes the pool commit a whole chunk per arena for a few octets
+        memory = Unpooled.directBuffer(Math.max(1, length), Math.max(1, length));
         memory.setZero(0, memory.capacity());
         if (!receive) {
             memory.setBytes(0, data);
