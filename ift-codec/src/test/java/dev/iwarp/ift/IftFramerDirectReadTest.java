@@ -2,6 +2,7 @@ package dev.iwarp.ift;
 
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.UlpduSink;
+import dev.iwarp.testkit.ChannelOctets;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -62,7 +63,7 @@ class IftFramerDirectReadTest {
         @Override
         public void ulpdu(ByteBuf ulpdu) {
             calls.add("ulpdu " + ulpdu.readableBytes());
-            whole.add(IftTestUtil.bytes(ulpdu));
+            whole.add(ChannelOctets.bytes(ulpdu));
         }
     };
 

@@ -2,6 +2,7 @@ package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.UlpduSink;
+import dev.iwarp.testkit.ChannelOctets;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -105,7 +106,7 @@ class MpaDirectReadRandomReadsTest {
         for (byte[] u : ulpdus) {
             tx.writeOutbound(Unpooled.wrappedBuffer(u));
         }
-        byte[] wire = MpaTestUtil.drainOutbound(tx);
+        byte[] wire = ChannelOctets.drainOutbound(tx);
         tx.finishAndReleaseAll();
 
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
