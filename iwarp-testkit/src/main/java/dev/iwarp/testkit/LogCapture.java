@@ -70,7 +70,7 @@ public final class LogCapture implements AutoCloseable {
             Thread.sleep(20);
         }
         throw new AssertionError("no " + level + " line containing '" + text + "'; logged: "
-                + lines(Level.ALL, l -> true));
+                + lines(Level.TRACE, l -> true));
     }
 
     @Override
