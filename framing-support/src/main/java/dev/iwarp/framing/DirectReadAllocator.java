@@ -34,6 +34,20 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
         this.delegate = delegate;
     }
 
+    /**
+     * The allocator of {@code channel}, installed around the one it has unless it is one already; call before the
+     * channel's first read (Netty keeps the handle it made then).
+     */
+    public static DirectReadAllocator installOn(io.netty.channel.Channel channel) {
+        io.netty.channel.ChannelConfig config = channel.config();
+        if (config.getRecvByteBufAllocator() instanceof DirectReadAllocator d) {
+            return d;
+        }
+        DirectReadAllocator d = new DirectReadAllocator(config.getRecvByteBufAllocator());
+        config.setRecvByteBufAllocator(d);
+        return d;
+    }
+
     /** Reads go into {@code buf} (retained for each read) while it is writable; null to stop. */
     public void readInto(ByteBuf buf) {
         destination = buf;

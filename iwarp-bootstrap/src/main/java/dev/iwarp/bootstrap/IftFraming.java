@@ -4,7 +4,6 @@ import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.ift.IftAdaptionHandler;
 import dev.iwarp.ift.IftRole;
 import dev.iwarp.ift.IftSettings;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelPipeline;
 
 import java.util.Objects;
@@ -126,13 +125,7 @@ public final class IftFraming implements Framing {
         if (!directReads) {
             return null;
         }
-        ChannelConfig config = pipeline.channel().config();
-        if (config.getRecvByteBufAllocator() instanceof DirectReadAllocator d) {
-            return d;
-        }
-        DirectReadAllocator d = new DirectReadAllocator(config.getRecvByteBufAllocator());
-        config.setRecvByteBufAllocator(d);
-        return d;
+        return DirectReadAllocator.installOn(pipeline.channel());
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.iwarp.mpa.MpaRevisionRefusedException;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.mpa.MpaStartupHandler;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelPipeline;
 
 import java.util.Objects;
@@ -88,13 +87,7 @@ public final class MpaFraming implements Framing {
         if (!directReads) {
             return null;
         }
-        ChannelConfig config = pipeline.channel().config();
-        if (config.getRecvByteBufAllocator() instanceof DirectReadAllocator d) {
-            return d;
-        }
-        DirectReadAllocator d = new DirectReadAllocator(config.getRecvByteBufAllocator());
-        config.setRecvByteBufAllocator(d);
-        return d;
+        return DirectReadAllocator.installOn(pipeline.channel());
     }
 
     /** Rev 1 on a new connection when the peer closed on our Rev 2 Request and fallback is on (RFC 6581 §5). */
