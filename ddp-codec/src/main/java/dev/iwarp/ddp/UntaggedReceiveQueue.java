@@ -158,36 +158,87 @@ public final class UntaggedReceiveQueue<T> {
      */
     public UntaggedPlacement<T> place(int segmentQn, int msn, int mo, boolean last, int rsvdUlp, int rsvdUlp2,
                                       ByteBuf payload) {
+        int len = payload.readableBytes();
+        DdpError refused = check(segmentQn, msn, mo, len);
+        if (refused != null) {
+            return failure != null ? UntaggedPlacement.error(failure) : fail(refused);
+        }
+        placeAt(placeOffset(), payload, payload.readerIndex(), len);
+        return placed(len, last, rsvdUlp, rsvdUlp2);
+    }
+
+    /**
+     * The checks of {@link #place} for a segment of {@code payloadLength} octets whose payload has not been
+     * read yet, so that a framing can read it straight into the posted buffer ({@link #placeOffset},
+     * {@link #placeAt}, {@link #view}) and then report it with {@link #placed}. Changes nothing: a refused
+     * segment is refused again, and the queue stopped, by {@link #place}.
+     *
+     * @return null when the segment may be placed, else the error {@link #place} would return
+     */
+    public DdpError check(int segmentQn, int msn, int mo, int payloadLength) {
         if (failure != null) {
-            return UntaggedPlacement.error(failure);
+            return failure;
         }
         if (segmentQn != qn) {
-            return fail(DdpError.INVALID_QN);
+            return DdpError.INVALID_QN;
         }
         if (msn != expectedMsn) {
-            return fail(DdpError.INVALID_MSN_RANGE);
+            return DdpError.INVALID_MSN_RANGE;
         }
         Posted<T> buffer = posted.peekFirst();
         if (buffer == null) {
-            return fail(DdpError.INVALID_MSN_NO_BUFFER);
+            return DdpError.INVALID_MSN_NO_BUFFER;
         }
         if (mo != received) {
-            return fail(DdpError.INVALID_MO);
+            return DdpError.INVALID_MO;
         }
-        int len = payload.readableBytes();
-        if (len > buffer.length - received) {
-            return fail(DdpError.MESSAGE_TOO_LONG);
+        if (payloadLength > buffer.length - received) {
+            return DdpError.MESSAGE_TOO_LONG;
         }
+        return null;
+    }
+
+    /**
+     * Where the payload of a segment that passed {@link #check} begins, in the octets of the first posted
+     * buffer ({@link #placeAt}'s and {@link #view}'s offsets).
+     */
+    public int placeOffset() {
+        return posted.getFirst().offset + received;
+    }
+
+    /**
+     * Copies {@code len} octets of {@code src} at {@code srcIndex} into the first posted buffer at
+     * {@code offset} (as {@link #placeOffset} gave, for a segment that passed {@link #check}); indices unchanged.
+     */
+    public void placeAt(int offset, ByteBuf src, int srcIndex, int len) {
+        Posted<T> buffer = posted.getFirst();
         if (buffer.target != null) {
-            TaggedBuffer.copy(payload, payload.readerIndex(), buffer.target, buffer.offset + received, len);
+            TaggedBuffer.copy(src, srcIndex, buffer.target, offset, len);
         } else {
-            buffer.region.placeAt(buffer.offset + received, payload, payload.readerIndex(), len);
+            buffer.region.placeAt(offset, src, srcIndex, len);
         }
+    }
+
+    /**
+     * A writable view of the first posted buffer's octets {@code [offset, offset + length)} for a segment that
+     * passed {@link #check}, as {@link TaggedBuffer#view}; null when the buffer has no such view (a posted
+     * {@code ByteBuf}, or a region without memory yet): then {@link #placeAt}.
+     */
+    public ByteBuf view(int offset, int length) {
+        Posted<T> buffer = posted.getFirst();
+        return buffer.region != null ? buffer.region.view(offset, length) : null;
+    }
+
+    /**
+     * The payload of a segment that passed {@link #check} ({@code len} octets) is in place: the message goes on,
+     * or, for its L=1 segment, is delivered (RFC 5041 §5.4).
+     */
+    public UntaggedPlacement<T> placed(int len, boolean last, int rsvdUlp, int rsvdUlp2) {
         received += len;
         if (!last) {
             return UntaggedPlacement.placed();
         }
-        posted.pollFirst();
+        Posted<T> buffer = posted.pollFirst();
         int length = received;
         int deliveredMsn = expectedMsn++;
         received = 0;

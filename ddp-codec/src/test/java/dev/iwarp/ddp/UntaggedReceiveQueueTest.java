@@ -114,6 +114,40 @@ class UntaggedReceiveQueueTest {
         assertEquals(64, target.writerIndex(), "target indices untouched");
     }
 
+    /**
+     * The split a framing uses to read a Send's payload straight into the posted buffer: {@code check} refuses as
+     * {@code place} would but changes nothing (the queue goes on after a refused check), then the payload goes to
+     * {@code placeOffset} and {@code placed} delivers on L.
+     */
+    @Test
+    void checkRefusesLikePlaceButChangesNothingThenPlacedDelivers() {
+        assertEquals(INVALID_MSN_NO_BUFFER, queue.check(0, 1, 0, 4), "nothing posted yet");
+        queue.post(target, OFFSET, LENGTH, "recv-1");
+        assertEquals(INVALID_QN, queue.check(1, 1, 0, 4));
+        assertEquals(INVALID_MSN_RANGE, queue.check(0, 2, 0, 4));
+        assertEquals(INVALID_MO, queue.check(0, 1, 3, 4));
+        assertEquals(MESSAGE_TOO_LONG, queue.check(0, 1, 0, LENGTH + 1));
+        assertNull(queue.failure(), "a check never stops the queue");
+        assertUntouched();
+
+        assertNull(queue.check(0, 1, 0, 10));
+        assertEquals(OFFSET, queue.placeOffset());
+        queue.placeAt(queue.placeOffset(), Unpooled.wrappedBuffer(bytes(10, 1)), 0, 10);
+        assertEquals(UntaggedPlacement.Kind.PLACED, queue.placed(10, false, 0x43, 0).kind());
+        assertEquals(INVALID_MO, queue.check(0, 1, 0, 4), "the next segment continues at MO 10");
+        assertNull(queue.check(0, 1, 10, 22));
+        assertEquals(OFFSET + 10, queue.placeOffset());
+        assertNull(queue.view(queue.placeOffset(), 22), "a posted ByteBuf has no view: placeAt is the way");
+        queue.placeAt(queue.placeOffset(), Unpooled.wrappedBuffer(bytes(22, 11)), 0, 22);
+        UntaggedPlacement<String> r = queue.placed(22, true, 0x43, 0);
+        assertTrue(r.isDelivered(), r::toString);
+        assertEquals("recv-1", r.context());
+        assertEquals(32, r.messageLength());
+        assertEquals(2, queue.expectedMsn());
+        assertArrayEquals(bytes(32, 1), ByteBufUtil.getBytes(target, OFFSET, LENGTH));
+        assertGuardsUntouched();
+    }
+
     @Test
     void buffersAreConsumedInPostingOrderOneMessageEach() {
         queue.post(target, 0, 8, "a");

@@ -164,5 +164,8 @@ class IftCopiesPerReceivedOctetTest {
         // took in before the header was known (the first of a stream, a peer's segment boundary)
         assertTrue(with[0] < 1.1, "Write: " + with[0]);
         assertTrue(with[1] < 1.1, "Read Response: " + with[1]);
+        assertEquals(2.0, without[2], 1e-9, "without direct reads every Send octet is copied twice");
+        // a Send that passes the untagged queue's checks is read straight into the posted receive
+        assertTrue(with[2] < 1.1, "Send: " + with[2]);
     }
 }

@@ -22,13 +22,20 @@ final class InboundUntagged {
     /** Fills this from the untagged ULPDU whose header starts at its reader index; the payload follows it. */
     InboundUntagged read(ByteBuf ulpdu) {
         int at = ulpdu.readerIndex();
+        header(ulpdu, at);
+        payload = ulpdu.readerIndex(at + DdpUntaggedSegment.HEADER_LENGTH);
+        return this;
+    }
+
+    /** Fills the header fields from the untagged header at {@code at} of {@code ulpdu} (indices unchanged); no payload. */
+    InboundUntagged header(ByteBuf ulpdu, int at) {
         last = (ulpdu.getUnsignedByte(at) & DdpSegment.FLAG_LAST) != 0;
         rsvdUlp = ulpdu.getUnsignedByte(at + 1);
         rsvdUlp2 = DdpUntaggedSegment.rsvdUlp2(ulpdu, at);
         qn = DdpUntaggedSegment.qn(ulpdu, at);
         msn = DdpUntaggedSegment.msn(ulpdu, at);
         mo = DdpUntaggedSegment.mo(ulpdu, at);
-        payload = ulpdu.readerIndex(at + DdpUntaggedSegment.HEADER_LENGTH);
+        payload = null;
         return this;
     }
 

@@ -21,8 +21,9 @@ import io.netty.buffer.Unpooled;
  * The receive side of one stream (as siw's qp_rx), bound to the lower layer
  * ({@link dev.iwarp.ddp.llp.LowerLayer#receiveWith}): for a tagged ULPDU it checks the DDP and RDMAP
  * headers and the STag, base and bounds (RFC 5041 §7.2) and names the region slice the framing places
- * the payload into, before any payload octet is placed; untagged ULPDUs (Sends, Read and Atomic
- * Requests, Terminates) and the RTR come back whole and are handled as messages. Every error the peer
+ * the payload into, before any payload octet is placed; a Send that passes the untagged queue's checks
+ * is placed the same way, into the posted receive; other untagged ULPDUs (Read and Atomic Requests,
+ * Terminates, Immediate Data, refused Sends) and the RTR come back whole and are handled as messages. Every error the peer
  * causes ends in a Terminate ({@link StreamLifecycle}). Confined to the event loop.
  */
 final class Receiver implements UlpduReceiver, Placement.Target {
@@ -57,8 +58,11 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
         int at = ulpdu.readerIndex();
         int control = ulpdu.getUnsignedByte(at);
-        if ((control & DdpSegment.FLAG_TAGGED) == 0 || stream.awaitingRtr()) {
-            return placement.deliver(); // a message: its payload is read as one
+        if (stream.awaitingRtr()) {
+            return placement.deliver(); // the RTR (RFC 6581) is read as one message
+        }
+        if ((control & DdpSegment.FLAG_TAGGED) == 0) {
+            return onUntaggedHeader(ulpdu, at, control, payloadLength);
         }
         header.clear().writeBytes(ulpdu, at, DdpTaggedSegment.HEADER_LENGTH);
         try {
@@ -86,11 +90,46 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
     }
 
+    /**
+     * An untagged ULPDU's header. A Send (any of its four opcodes) that passes every check (RDMAP version, opcode
+     * and QN, then RFC 5041 §7.2's MSN, posted buffer, MO and length) is placed like a tagged payload, into the
+     * posted receive, so that a framing reads it straight there. Everything else is delivered whole: Read and
+     * Atomic Requests, Terminates, Immediate Data (8 octets), and a Send that fails a check, whose Terminate
+     * the whole-message path names, quoting the segment, before any of its octets is placed.
+     */
+    private Placement onUntaggedHeader(ByteBuf ulpdu, int at, int control, int payloadLength) {
+        RdmapOpcode sendOp;
+        try {
+            sendOp = stream.wire().receiveUntagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1),
+                    DdpUntaggedSegment.qn(ulpdu, at));
+        } catch (RuntimeException e) {
+            return placement.deliver();
+        }
+        if (sendOp.queueNumber() != RdmapOpcode.Queues.SEND || sendOp.singleSegment() // Immediate Data
+                || !stream.responder().acceptsSend(untagged.header(ulpdu, at), payloadLength)) {
+            return placement.deliver();
+        }
+        header.clear().writeBytes(ulpdu, at, DdpUntaggedSegment.HEADER_LENGTH);
+        op = sendOp;
+        last = untagged.last;
+        length = payloadLength;
+        target = null;
+        placeFailed = false;
+        if (stream.observer() != RdmaObserver.NONE) {
+            stream.observer().transferred(stream.ctx().channel(), true, op, payloadLength, last);
+        }
+        return placement.place(this, stream.responder().sendOffset());
+    }
+
     /** The framing moves the payload: into the region, an on-demand one getting its memory now. */
     @Override
     public void placeAt(int offset, ByteBuf src, int srcIndex, int len) {
         try {
-            target.placeAt(offset, src, srcIndex, len);
+            if (target != null) {
+                target.placeAt(offset, src, srcIndex, len);
+            } else if (stream.isRts()) { // a Send: once the stream left RTS its receive is flushed, or will be
+                stream.responder().placeSendAt(offset, src, srcIndex, len);
+            }
         } catch (RuntimeException | OutOfMemoryError e) {
             placeFailed = true;
             failed(e, header, null);
@@ -100,7 +139,10 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     /** The region slice a framing reads the payload into; null (then {@link #placeAt}) for on-demand memory. */
     @Override
     public ByteBuf view(int offset, int length) {
-        return target.view(offset, length);
+        if (target != null) {
+            return target.view(offset, length);
+        }
+        return stream.isRts() ? stream.responder().sendView(offset, length) : null;
     }
 
     @Override
@@ -120,8 +162,10 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         target = null;
         if (op == RdmapOpcode.RDMA_WRITE) {
             stream.responder().writePlaced(length);
-        } else {
+        } else if (op == RdmapOpcode.RDMA_READ_RESPONSE) {
             stream.requester().readResponsePlaced(last, length);
+        } else if (stream.isRts()) { // a Send; once the stream left RTS its receive is flushed, or will be
+            stream.responder().sendPlaced(untagged, op, length);
         }
     }
 

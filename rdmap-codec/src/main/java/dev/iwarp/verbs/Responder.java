@@ -324,9 +324,45 @@ final class Responder {
                     + Integer.toUnsignedLong(u.msn) + " MO " + Integer.toUnsignedLong(u.mo) + " of "
                     + u.payloadLength() + " octets: " + p.error().description());
         }
-        if (!p.isDelivered()) {
-            return;
+        if (p.isDelivered()) {
+            delivered(p, u, op, immediate, immediateValue);
         }
+    }
+
+    /**
+     * A Send's header, its payload not read yet: whether it passes every check {@link #onSend} makes (RFC 5041
+     * §7.2: MSN, a posted buffer, MO, length), so that its {@code payloadLength} octets can be read straight into
+     * the posted receive ({@link #sendOffset}, {@link #placeSendAt}, {@link #sendView}, then {@link #sendPlaced}).
+     * False: the Send takes the whole-message path ({@link #onSend}), which names the error.
+     */
+    boolean acceptsSend(InboundUntagged u, int payloadLength) {
+        takePosted();
+        return receives.check(u.qn, u.msn, u.mo, payloadLength) == null;
+    }
+
+    /** Where an accepted Send's payload begins in the first posted receive's region. */
+    int sendOffset() {
+        return receives.placeOffset();
+    }
+
+    void placeSendAt(int offset, ByteBuf src, int srcIndex, int len) {
+        receives.placeAt(offset, src, srcIndex, len);
+    }
+
+    ByteBuf sendView(int offset, int length) {
+        return receives.view(offset, length);
+    }
+
+    /** The accepted Send's {@code len} payload octets are in the posted receive: a completion for its L=1 segment. */
+    void sendPlaced(InboundUntagged u, RdmapOpcode op, int len) {
+        UntaggedPlacement<RecvRequest> p = receives.placed(len, u.last, u.rsvdUlp, u.rsvdUlp2);
+        if (p.isDelivered()) {
+            delivered(p, u, op, false, 0);
+        }
+    }
+
+    private void delivered(UntaggedPlacement<RecvRequest> p, InboundUntagged u, RdmapOpcode op, boolean immediate,
+            long immediateValue) {
         int stag = u.rsvdUlp2;
         if (op.invalidates()) {
             invalidate(stag); // RFC 5040 §5.3: invalidate before delivering

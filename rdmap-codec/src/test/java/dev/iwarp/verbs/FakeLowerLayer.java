@@ -105,6 +105,11 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
         this.receiver = receiver;
     }
 
+    /** The receiver the engine bound, for tests that hand it ULPDUs header first as a framing would. */
+    UlpduReceiver receiver() {
+        return receiver;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (receiver == null || !(msg instanceof ByteBuf)) {
