@@ -164,9 +164,8 @@ class IftFramerDirectReadTest {
             byte[] wire = stream(hc, pc, ulpdus.toArray(new byte[0][]));
             IftFramer f = framer(hc, pc);
             EmbeddedChannel ch = new EmbeddedChannel();
-            ReadLoop reads = ReadLoop.on(ch);
+            ReadLoop reads = ReadLoop.on(ch, f);
             DirectReadAllocator alloc = reads.allocator();
-            ch.pipeline().addLast(f);
             f.receiveWith(sink);
             f.readDirectlyWith(alloc);
             int at = 0;
@@ -218,9 +217,8 @@ class IftFramerDirectReadTest {
         byte[] wire = stream(false, true, big, tagged(0, 4, 2));
         IftFramer f = framer(false, true);
         EmbeddedChannel ch = new EmbeddedChannel();
-        ReadLoop reads = ReadLoop.on(ch);
+        ReadLoop reads = ReadLoop.on(ch, f);
         DirectReadAllocator alloc = reads.allocator();
-        ch.pipeline().addLast(f);
         f.receiveWith(sink);
         f.readDirectlyWith(alloc);
 

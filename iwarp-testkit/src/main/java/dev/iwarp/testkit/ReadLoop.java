@@ -4,6 +4,7 @@ import dev.iwarp.framing.DirectReadAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 
@@ -31,6 +32,16 @@ public final class ReadLoop {
         DirectReadAllocator a = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
         ch.config().setRecvByteBufAllocator(a);
         return new ReadLoop(a);
+    }
+
+    /**
+     * Sets a new {@link DirectReadAllocator} as {@code ch}'s allocator, then adds {@code framer} to its pipeline
+     * (which the test then tells to read directly with {@link #allocator}), read with it.
+     */
+    public static ReadLoop on(EmbeddedChannel ch, ChannelHandler framer) {
+        ReadLoop reads = on(ch);
+        ch.pipeline().addLast(framer);
+        return reads;
     }
 
     /** The channel's allocator: the one the framer is told to read directly with. */

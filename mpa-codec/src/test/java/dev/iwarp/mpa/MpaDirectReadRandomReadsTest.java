@@ -72,8 +72,7 @@ class MpaDirectReadRandomReadsTest {
 
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
-        ReadLoop reads = ReadLoop.on(ch);
-        ch.pipeline().addLast(f);
+        ReadLoop reads = ReadLoop.on(ch, f);
         f.receiveWith(sink);
         f.readDirectlyWith(reads.allocator());
         try {

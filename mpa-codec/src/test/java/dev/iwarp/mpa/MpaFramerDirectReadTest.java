@@ -145,9 +145,8 @@ class MpaFramerDirectReadTest {
             sink.reset();
             MpaFramer f = new MpaFramer(crc, false, markers, 65535, 65535, false);
             EmbeddedChannel ch = new EmbeddedChannel();
-            ReadLoop reads = ReadLoop.on(ch);
+            ReadLoop reads = ReadLoop.on(ch, f);
             DirectReadAllocator alloc = reads.allocator();
-            ch.pipeline().addLast(f);
             f.receiveWith(sink);
             f.readDirectlyWith(alloc);
             sink.watch(alloc);
@@ -204,9 +203,8 @@ class MpaFramerDirectReadTest {
         byte[] wire = stream(true, tagged(8, payload, 9), tagged(0, 4, 2));
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
-        ReadLoop reads = ReadLoop.on(ch);
+        ReadLoop reads = ReadLoop.on(ch, f); // the first handler, yet not told
         DirectReadAllocator alloc = reads.allocator();
-        ch.pipeline().addLast(f); // the first handler, yet not told
         f.receiveWith(sink);
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 2 + TAGGED + 100));
         assertEquals(List.of("header 14+" + payload), calls, "the payload still goes to its destination");
