@@ -1,6 +1,7 @@
 package dev.iwarp.ift;
 
 import dev.iwarp.framing.Crc32c;
+import dev.iwarp.framing.DirectPayloadReader;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.framing.UlpduSink;
@@ -24,7 +25,7 @@ import static dev.iwarp.ift.IftFramer.PREFIX_LENGTH;
  *
  * <p>Each frame yields one ULPDU: up the pipeline as a retained slice of the received octets, or, once a sink is
  * bound ({@link #receiveWith}), lent to it; a large payload still arriving then goes header first to the sink and
- * into the destination it names ({@link IftPayloadReader}).
+ * into the destination it names ({@link DirectPayloadReader}, with the payload CRC as {@link IftPayloadCheck}).
  *
  * <p>Not thread-safe: confined to the framer's event loop.
  */
@@ -65,7 +66,7 @@ final class IftFrameReader {
     private int frameWire;
     private long framesReceived;
     /** Large payloads read into their destination, and the sink ULPDUs go to once bound. */
-    private final IftPayloadReader payloads;
+    private final DirectPayloadReader payloads;
 
     IftFrameReader(IftParameters p) {
         this.rxVTag = p.localVTag();
@@ -76,7 +77,8 @@ final class IftFrameReader {
         this.maxHeaderSize = p.maxHeaderSize();
         this.maxPayloadSize = p.maxPayloadSize();
         this.headerLength = p.headerLength();
-        this.payloads = new IftPayloadReader(rxHeaderCrcPresent, rxPayloadCrcChecked);
+        this.payloads = new DirectPayloadReader(new IftPayloadCheck(this, rxPayloadCrcChecked), IftFramer.DIRECT_READ_MIN, PREFIX_LENGTH,
+                rxHeaderCrcPresent ? CRC_LENGTH : 0);
     }
 
     /** From now on ULPDUs go to {@code s}. */
@@ -165,7 +167,7 @@ final class IftFrameReader {
                 }
                 case HEADER:
                     if (in.readableBytes() < headerWire) {
-                        payloads.sizeNextRead(in.readableBytes(), headerWire, frameWire, payloadSize);
+                        payloads.sizeNextRead(in.readableBytes(), headerWire, payloadSize, frameWire, payloadSize);
                         return;
                     }
                     checkHeader(ctx, in);
@@ -174,11 +176,12 @@ final class IftFrameReader {
                 case PAYLOAD: {
                     if (in.readableBytes() < frameWire) {
                         UlpduSink sink = payloads.sink();
-                        if (sink != null && !payloads.asked() && payloads.begin(in, headerWire, headerSize, payloadSize)) {
+                        if (sink != null && !payloads.asked()
+                                && payloads.begin(in, PREFIX_LENGTH, headerSize, headerWire, payloadSize)) {
                             state = State.READ_PAYLOAD;
                             break;
                         }
-                        payloads.sizeNextRead(in.readableBytes(), headerWire, frameWire, payloadSize);
+                        payloads.sizeNextRead(in.readableBytes(), headerWire, payloadSize, frameWire, payloadSize);
                         return;
                     }
                     UlpduSink sink = payloads.sink();
@@ -201,20 +204,9 @@ final class IftFrameReader {
                     payloadRead();
                     break;
                 case READ_TRAILER: {
-                    int trailer = rxPayloadCrcPresent ? CRC_LENGTH : 0;
-                    if (in.readableBytes() < trailer) {
-                        payloads.trailerDue(in, trailer);
+                    if (!payloads.readTrailer(ctx, in, rxPayloadCrcPresent ? CRC_LENGTH : 0)) {
                         return;
                     }
-                    if (rxPayloadCrcChecked) {
-                        int computed = payloads.payloadCrc();
-                        int received = in.getIntLE(in.readerIndex());
-                        if (computed != received) {
-                            payloads.abandon(); // placed, inside the range DDP checked; never reported placed
-                            checkPayloadCrc(ctx, in, computed, received);
-                        }
-                    }
-                    in.skipBytes(trailer);
                     placed(ctx, in);
                     return;
                 }
@@ -324,7 +316,7 @@ final class IftFrameReader {
     }
 
     /** F4 unless {@code computed} (over the payload) equals {@code received} (the frame's payload CRC field). */
-    private void checkPayloadCrc(ChannelHandlerContext ctx, ByteBuf in, int computed, int received) {
+    void checkPayloadCrc(ChannelHandlerContext ctx, ByteBuf in, int computed, int received) {
         if (computed != received) {
             throw fail(ctx, in, IftError.PAYLOAD_CRC, String.format(
                     "frame %s (payload_size %d): payload CRC octets %s, expected %s (CRC32C 0x%08X)%s", frameNo(),

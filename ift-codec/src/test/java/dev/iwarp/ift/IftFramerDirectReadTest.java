@@ -1,13 +1,10 @@
 package dev.iwarp.ift;
 
 import dev.iwarp.framing.DirectReadAllocator;
-import dev.iwarp.framing.UlpduSink;
-import dev.iwarp.testkit.ChannelOctets;
+import dev.iwarp.testkit.ReadLoop;
+import dev.iwarp.testkit.RegionSink;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +18,10 @@ import java.util.Random;
 
 import static dev.iwarp.ift.IftFramer.CRC_LENGTH;
 import static dev.iwarp.ift.IftFramer.PREFIX_LENGTH;
+import static dev.iwarp.testkit.RegionSink.TAGGED;
+import static dev.iwarp.testkit.RegionSink.UNTAGGED;
+import static dev.iwarp.testkit.RegionSink.tagged;
+import static dev.iwarp.testkit.RegionSink.untagged;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -32,66 +33,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link DirectReadAllocator}), the payload CRC over what was read, and {@code placed} only after it matched.
  */
 class IftFramerDirectReadTest {
-    private static final int TAGGED = 14;
-    private static final int UNTAGGED = 18;
-
-    /** Destination memory, as a registered region would be. */
-    private final ByteBuf region = ByteBufAllocator.DEFAULT.directBuffer(65536, 65536).writeZero(65536);
-    private final List<String> calls = new ArrayList<>();
-    private final List<byte[]> whole = new ArrayList<>();
-
-    private final UlpduSink sink = new UlpduSink() {
-        @Override
-        public int headerLength(int firstOctet) {
-            return (firstOctet & 0x80) != 0 ? TAGGED : UNTAGGED;
-        }
-
-        @Override
-        public ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength) {
-            calls.add("header " + headerLength + "+" + payloadLength);
-            if (headerLength != TAGGED) {
-                return null; // untagged: the whole ULPDU, please
-            }
-            return region.retainedSlice(ulpdu.getUnsignedShort(ulpdu.readerIndex() + 2), payloadLength).clear();
-        }
-
-        @Override
-        public void placed() {
-            calls.add("placed");
-        }
-
-        @Override
-        public void ulpdu(ByteBuf ulpdu) {
-            calls.add("ulpdu " + ulpdu.readableBytes());
-            whole.add(ChannelOctets.bytes(ulpdu));
-        }
-    };
+    /** The layer above, over destination memory as a registered region would be. */
+    private final RegionSink sink = new RegionSink();
+    private final List<String> calls = sink.calls();
+    private final List<byte[]> whole = sink.whole();
 
     @AfterEach
     void release() {
-        assertEquals(1, region.refCnt(), "every view of the region was released");
-        region.release();
-    }
-
-    /** A tagged ULPDU: first octet 0xC1 (T set), the offset where the payload goes in octets 2-3. */
-    private static byte[] tagged(int offset, int payloadLength, int seed) {
-        byte[] u = new byte[TAGGED + payloadLength];
-        u[0] = (byte) 0xC1;
-        u[2] = (byte) (offset >> 8);
-        u[3] = (byte) offset;
-        for (int i = TAGGED; i < u.length; i++) {
-            u[i] = (byte) (i * 31 + seed);
-        }
-        return u;
-    }
-
-    private static byte[] untagged(int payloadLength) {
-        byte[] u = new byte[UNTAGGED + payloadLength];
-        u[0] = 0x41;
-        for (int i = UNTAGGED; i < u.length; i++) {
-            u[i] = (byte) (i * 7);
-        }
-        return u;
+        sink.close();
     }
 
     /** The frames of {@code ulpdus} as node A sends them with these CRC fields. */
@@ -113,12 +62,6 @@ class IftFramerDirectReadTest {
         return ch;
     }
 
-    private byte[] placed(int offset, int length) {
-        byte[] a = new byte[length];
-        region.getBytes(offset, a);
-        return a;
-    }
-
     /**
      * The stream in two parts, split at every position around the header and the payload's ends: a payload of
      * which at least {@link IftFramer#DIRECT_READ_MIN} octets were still due once its header was in goes to its
@@ -133,9 +76,7 @@ class IftFramerDirectReadTest {
         byte[] wire = stream(hc, pc, big, small);
         int headerWire = PREFIX_LENGTH + TAGGED + (hc ? CRC_LENGTH : 0);
         for (int cut = 1; cut < wire.length; cut += cut < 64 || cut > wire.length - 64 ? 1 : 97) {
-            calls.clear();
-            whole.clear();
-            region.setZero(0, region.capacity());
+            sink.reset();
             EmbeddedChannel ch = receiver(hc, pc);
             ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, cut));
             ch.writeInbound(Unpooled.wrappedBuffer(wire, cut, wire.length - cut));
@@ -144,7 +85,7 @@ class IftFramerDirectReadTest {
                     : List.of("ulpdu " + big.length, "ulpdu 23");
             assertEquals(expected, calls, "cut at " + cut);
             if (early) {
-                assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(100, payload), "cut at " + cut);
+                assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), sink.placed(100, payload), "cut at " + cut);
             } else {
                 assertArrayEquals(big, whole.get(0), "cut at " + cut);
             }
@@ -178,7 +119,7 @@ class IftFramerDirectReadTest {
         IftFramingException e = assertThrows(IftFramingException.class,
                 () -> ch.writeInbound(Unpooled.wrappedBuffer(wire, 4096, wire.length - 4096)));
         assertEquals(IftError.PAYLOAD_CRC, e.error());
-        assertEquals(List.of("header 14+" + payload), calls, "never placed(), and the frame behind it not delivered");
+        assertEquals(List.of("header 14+" + payload), calls, "never sink.placed(), and the frame behind it not delivered");
         ch.finishAndReleaseAll();
     }
 
@@ -192,26 +133,8 @@ class IftFramerDirectReadTest {
                 () -> ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 4096)));
         assertEquals(IftError.HEADER_CRC, e.error());
         assertEquals(List.of(), calls);
-        assertArrayEquals(new byte[20000], placed(0, 20000));
+        assertArrayEquals(new byte[20000], sink.placed(0, 20000));
         ch.finishAndReleaseAll();
-    }
-
-    /**
-     * Netty's read loop played by hand over a socket that holds the octets {@code [at, available)}: each read
-     * takes what the allocator's buffer has room for, at most {@code max} (the kernel returns what it holds).
-     */
-    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
-    private static int readAll(EmbeddedChannel ch, RecvByteBufAllocator.ExtendedHandle handle, byte[] wire, int at,
-                               int available, Random random) {
-        while (at < available) {
-            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
-            int n = Math.min(Math.min(b.writableBytes(), available - at), 1 + random.nextInt(20000));
-            b.writeBytes(wire, at, n);
-            handle.lastBytesRead(n);
-            at += n;
-            ch.writeInbound(b);
-        }
-        return at;
     }
 
     /**
@@ -222,13 +145,10 @@ class IftFramerDirectReadTest {
      */
     @ParameterizedTest(name = "hc={0} pc={1}")
     @CsvSource({"true, true", "false, false", "true, false", "false, true"})
-    @SuppressWarnings("deprecation")
     void randomReadSizesPlaceEveryPayloadOnce(boolean hc, boolean pc) {
         Random random = new Random(hc ? (pc ? 1 : 2) : (pc ? 3 : 4));
         for (int round = 0; round < 20; round++) {
-            calls.clear();
-            whole.clear();
-            region.setZero(0, region.capacity());
+            sink.reset();
             List<byte[]> ulpdus = new ArrayList<>();
             List<String> expectedWhole = new ArrayList<>();
             int offset = 0;
@@ -244,15 +164,15 @@ class IftFramerDirectReadTest {
             byte[] wire = stream(hc, pc, ulpdus.toArray(new byte[0][]));
             IftFramer f = framer(hc, pc);
             EmbeddedChannel ch = new EmbeddedChannel();
-            DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-            ch.config().setRecvByteBufAllocator(alloc);
-            ch.pipeline().addLast(f);
+            ReadLoop reads = ReadLoop.on(ch, f);
+            DirectReadAllocator alloc = reads.allocator();
             f.receiveWith(sink);
             f.readDirectlyWith(alloc);
-            RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
             int at = 0;
             while (at < wire.length) {
-                at = readAll(ch, handle, wire, at, Math.min(wire.length, at + 1 + random.nextInt(30000)), random);
+                // the socket holds up to 30000 more octets; each read returns what it holds, at most 20000
+                at = reads.readAll(ch, wire, at, Math.min(wire.length, at + 1 + random.nextInt(30000)),
+                        () -> 1 + random.nextInt(20000));
             }
             String where = "round " + round;
             int w = 0;
@@ -274,7 +194,7 @@ class IftFramerDirectReadTest {
                 if (isTagged) {
                     int off = ((u[2] & 0xFF) << 8) | (u[3] & 0xFF);
                     if (calls.get(c - 1).equals("placed")) {
-                        assertArrayEquals(Arrays.copyOfRange(u, TAGGED, u.length), placed(off, payload), where);
+                        assertArrayEquals(Arrays.copyOfRange(u, TAGGED, u.length), sink.placed(off, payload), where);
                     }
                 }
             }
@@ -291,19 +211,16 @@ class IftFramerDirectReadTest {
      * copy of ours), then a buffer of exactly the payload CRC field and the next frame's prefix and DDP header.
      */
     @Test
-    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
     void theNextReceiveBufferIsTheDestinationThenJustTheCrcAndNextHeader() {
         int payload = 30000;
         byte[] big = tagged(8, payload, 9);
         byte[] wire = stream(false, true, big, tagged(0, 4, 2));
         IftFramer f = framer(false, true);
         EmbeddedChannel ch = new EmbeddedChannel();
-        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-        ch.config().setRecvByteBufAllocator(alloc);
-        ch.pipeline().addLast(f);
+        ReadLoop reads = ReadLoop.on(ch, f);
+        DirectReadAllocator alloc = reads.allocator();
         f.receiveWith(sink);
         f.readDirectlyWith(alloc);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
 
         int first = PREFIX_LENGTH + TAGGED + 100;
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, first));
@@ -311,24 +228,24 @@ class IftFramerDirectReadTest {
         int at = first;
         int due = payload - 100;
         while (due > 0) {
-            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+            ByteBuf b = reads.allocate();
             assertEquals(due, b.writableBytes(), "sized to the payload still due");
-            assertEquals(region.memoryAddress() + 8 + payload - due, b.memoryAddress() + b.writerIndex(),
+            assertEquals(sink.region().memoryAddress() + 8 + payload - due, b.memoryAddress() + b.writerIndex(),
                     "the region's own memory");
             int n = Math.min(due, 7000); // the kernel's copy
             b.writeBytes(wire, at, n);
-            handle.lastBytesRead(n);
+            reads.lastBytesRead(n);
             ch.writeInbound(b);
             at += n;
             due -= n;
         }
-        ByteBuf t = handle.allocate(ByteBufAllocator.DEFAULT);
+        ByteBuf t = reads.allocate();
         assertEquals(CRC_LENGTH + PREFIX_LENGTH + TAGGED, t.writableBytes(), "the CRC field and the next header only");
         t.writeBytes(wire, at, t.writableBytes());
         at += t.readableBytes();
         ch.writeInbound(t);
         assertEquals(List.of("header 14+" + payload, "placed"), calls);
-        assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(8, payload));
+        assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), sink.placed(8, payload));
         assertEquals(payload - 100, alloc.octetsReadDirectly());
         ch.writeInbound(Unpooled.wrappedBuffer(wire, at, wire.length - at));
         assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);

@@ -1,6 +1,7 @@
 package dev.iwarp.mpa;
 
 import dev.iwarp.mpa.internal.FpduCumulation;
+import dev.iwarp.framing.DirectPayloadReader;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.framing.UlpduSink;
@@ -71,7 +72,7 @@ final class FpduReader {
         this.crc = crc;
         this.markersRx = markersRx;
         this.maxUlpduLength = maxUlpduLength;
-        this.payloads = new DirectPayloadReader(this, crc, rxCrc, rxFeed);
+        this.payloads = new DirectPayloadReader(new FpduPayloadCheck(this, crc, rxCrc, rxFeed), MpaFramer.DIRECT_READ_MIN, LENGTH_FIELD, 0);
     }
 
     /**
@@ -100,7 +101,7 @@ final class FpduReader {
                                 + " exceeds the configured maximum of " + maxUlpduLength + " octets");
                     }
                     fpduLead = lead;
-                    payloads.newFpdu();
+                    payloads.newFrame();
                     fpduUlpduLength = length;
                     fpduWireLength = MpaFramer.wireLength(rxPos, length, markersRx);
                     state = State.READ_FPDU;
@@ -109,12 +110,12 @@ final class FpduReader {
                 case READ_FPDU: {
                     if (in.readableBytes() < fpduWireLength) {
                         if (sink != null && !payloads.asked() && !markersRx && mayLend
-                                && payloads.begin(in, fpduUlpduLength)) {
+                                && beginPayload(in)) {
                             state = State.READ_PAYLOAD;
                             break;
                         }
                         if (sink != null && !markersRx && mayLend) {
-                            payloads.sizeNextRead(in, fpduUlpduLength, fpduWireLength);
+                            sizeNextRead(in);
                         }
                         return false;
                     }
@@ -122,7 +123,7 @@ final class FpduReader {
                         state = State.READ_HEADER;
                         sinkFpdu(ctx, in);
                         if (!markersRx && mayLend) {
-                            payloads.fpduDone(in, fpduUlpduLength);
+                            payloads.frameDone(in, fpduUlpduLength);
                         }
                         return true;
                     }
@@ -140,13 +141,13 @@ final class FpduReader {
                     payloadRead();
                     break;
                 case READ_TRAILER:
-                    if (!payloads.readTrailer(ctx, in, fpduWireLength - LENGTH_FIELD - fpduUlpduLength)) {
+                    if (!payloads.readTrailer(ctx, in, trailerLength())) {
                         return false;
                     }
                     passed(ctx, fpduWireLength);
                     state = State.READ_HEADER;
-                    payloads.fpduDone(in, fpduUlpduLength);
-                    payloads.placed();
+                    payloads.frameDone(in, fpduUlpduLength);
+                    sink.placed();
                     return true;
                 case FAILED:
                     in.skipBytes(in.readableBytes());
@@ -186,7 +187,7 @@ final class FpduReader {
 
     /** New payload octets in the destination; once the payload is complete, on to the trailer. */
     private void payloadRead() {
-        if (payloads.payloadRead(fpduWireLength - fpduUlpduLength)) {
+        if (payloads.payloadRead(trailerLength())) {
             state = State.READ_TRAILER;
         }
     }
@@ -203,6 +204,36 @@ final class FpduReader {
         return fail(ctx, in, MpaErrorCode.CRC_ERROR, String.format(
                 "FPDU #%d at stream offset %d (ULPDU_Length %d) carries CRC %08x, computed %08x",
                 fpdusReceived + 1, Integer.toUnsignedLong(rxPos), fpduUlpduLength, received, computed));
+    }
+
+    /** Pad and CRC of the current FPDU (no markers: direct reads apply only without them). */
+    private int trailerLength() {
+        return fpduWireLength - LENGTH_FIELD - fpduUlpduLength;
+    }
+
+    /**
+     * When the FPDU at {@code in}'s reader index has its DDP header in and a large payload still due, the sink
+     * names the payload's destination and the rest is read there ({@link DirectPayloadReader#begin}).
+     */
+    private boolean beginPayload(ByteBuf in) {
+        int here = in.readableBytes() - LENGTH_FIELD;
+        if (here < 1) {
+            return false;
+        }
+        int hl = sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD));
+        if (hl <= 0 || here < hl) {
+            return false;
+        }
+        return payloads.begin(in, LENGTH_FIELD, hl, LENGTH_FIELD + hl, fpduUlpduLength - hl);
+    }
+
+    /** Sizes the next socket read for the FPDU at {@code in}'s reader index, not read directly. */
+    private void sizeNextRead(ByteBuf in) {
+        int readable = in.readableBytes();
+        int hl = readable > LENGTH_FIELD ? sink.headerLength(in.getUnsignedByte(in.readerIndex() + LENGTH_FIELD)) : 0;
+        int headerEnd = LENGTH_FIELD + Math.max(hl, payloads.shortestHeader());
+        payloads.sizeNextRead(readable, headerEnd, fpduUlpduLength + LENGTH_FIELD - headerEnd, fpduWireLength,
+                fpduUlpduLength);
     }
 
     /** Checks the FPDU at the reader index of {@code in} and hands its ULPDU to the sink, lent for the call. */

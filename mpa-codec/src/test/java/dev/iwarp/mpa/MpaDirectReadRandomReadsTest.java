@@ -1,13 +1,9 @@
 package dev.iwarp.mpa;
 
-import dev.iwarp.framing.DirectReadAllocator;
-import dev.iwarp.framing.UlpduSink;
 import dev.iwarp.testkit.ChannelOctets;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
+import dev.iwarp.testkit.ReadLoop;
+import dev.iwarp.testkit.RegionSink;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import static dev.iwarp.testkit.RegionSink.TAGGED;
+import static dev.iwarp.testkit.RegionSink.UNTAGGED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -27,9 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * nothing may be left over or leaked.
  */
 class MpaDirectReadRandomReadsTest {
-    private static final int TAGGED = 14;
-    private static final int UNTAGGED = 18;
-
     @Test
     void everyPayloadLandsIntactWhateverTheReadSizes() {
         for (int seed = 0; seed < 60; seed++) {
@@ -37,43 +32,9 @@ class MpaDirectReadRandomReadsTest {
         }
     }
 
-    @SuppressWarnings("deprecation")
     private void run(int seed) {
         Random rnd = new Random(seed);
-        ByteBuf region = ByteBufAllocator.DEFAULT.directBuffer(65536, 65536).writeZero(65536);
-        List<String> calls = new ArrayList<>();
-        List<byte[]> placedPayloads = new ArrayList<>();
-        UlpduSink sink = new UlpduSink() {
-            int to;
-            int len;
-            @Override
-            public int headerLength(int firstOctet) {
-                return (firstOctet & 0x80) != 0 ? TAGGED : UNTAGGED;
-            }
-            @Override
-            public ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength) {
-                if (headerLength != TAGGED) {
-                    return null;
-                }
-                to = ulpdu.getUnsignedShort(ulpdu.readerIndex() + 2);
-                len = payloadLength;
-                return region.retainedSlice(to, payloadLength).clear();
-            }
-            @Override
-            public void placed() {
-                byte[] a = new byte[len];
-                region.getBytes(to, a);
-                calls.add("placed " + len);
-                placedPayloads.add(a);
-            }
-            @Override
-            public void ulpdu(ByteBuf ulpdu) {
-                calls.add("ulpdu " + ulpdu.readableBytes());
-                byte[] a = new byte[ulpdu.readableBytes()];
-                ulpdu.getBytes(ulpdu.readerIndex(), a);
-                placedPayloads.add(a[0] < 0 ? Arrays.copyOfRange(a, TAGGED, a.length) : a);
-            }
-        };
+        RegionSink sink = new RegionSink();
         // as siw sends them: Writes of up to 65535 octets in FPDUs of at most 32748, small untagged ULPDUs between
         List<byte[]> ulpdus = new ArrayList<>();
         for (int m = 0; m < 6; m++) {
@@ -111,33 +72,28 @@ class MpaDirectReadRandomReadsTest {
 
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
-        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-        ch.config().setRecvByteBufAllocator(alloc);
-        ch.pipeline().addLast(f);
+        ReadLoop reads = ReadLoop.on(ch, f);
         f.receiveWith(sink);
-        f.readDirectlyWith(alloc);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
-        int at = 0;
+        f.readDirectlyWith(reads.allocator());
         try {
-            while (at < wire.length) {
-                ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
-                int chunk = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(64) : 1 + rnd.nextInt(20000);
-                int n = Math.min(Math.min(b.writableBytes(), wire.length - at), chunk);
-                b.writeBytes(wire, at, n);
-                handle.lastBytesRead(n);
-                at += n;
-                ch.writeInbound(b);
-            }
+            reads.readAll(ch, wire, 0, wire.length,
+                    () -> rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(64) : 1 + rnd.nextInt(20000));
         } catch (RuntimeException e) {
-            throw new AssertionError("seed " + seed + " at " + at + " of " + wire.length + " calls " + calls, e);
+            throw new AssertionError("seed " + seed + " of " + wire.length + " octets, calls " + sink.calls(), e);
         }
-        assertEquals(ulpdus.size(), placedPayloads.size(), "seed " + seed + " " + calls);
+        List<byte[]> received = sink.received();
+        assertEquals(ulpdus.size(), received.size(), "seed " + seed + " " + sink.calls());
+        int c = 0;
         for (int i = 0; i < ulpdus.size(); i++) {
             byte[] u = ulpdus.get(i);
-            byte[] expected = u[0] < 0 ? Arrays.copyOfRange(u, TAGGED, u.length) : u;
-            assertArrayEquals(expected, placedPayloads.get(i), "seed " + seed + " ULPDU " + i);
+            if (sink.calls().get(c).startsWith("header")) {
+                c++;
+            }
+            // placed: the payload the region holds; else the whole ULPDU
+            byte[] expected = sink.calls().get(c++).equals("placed") ? Arrays.copyOfRange(u, TAGGED, u.length) : u;
+            assertArrayEquals(expected, received.get(i), "seed " + seed + " ULPDU " + i);
         }
         ch.finishAndReleaseAll();
-        region.release();
+        sink.close();
     }
 }

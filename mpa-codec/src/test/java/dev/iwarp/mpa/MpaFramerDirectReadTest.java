@@ -1,15 +1,13 @@
 package dev.iwarp.mpa;
 
-import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.framing.DirectReadAllocator;
-import dev.iwarp.framing.UlpduSink;
+import dev.iwarp.testkit.ChannelOctets;
+import dev.iwarp.testkit.ReadLoop;
+import dev.iwarp.testkit.RegionSink;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +18,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static dev.iwarp.testkit.RegionSink.TAGGED;
+import static dev.iwarp.testkit.RegionSink.UNTAGGED;
+import static dev.iwarp.testkit.RegionSink.tagged;
+import static dev.iwarp.testkit.RegionSink.untagged;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -32,72 +34,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link DirectReadAllocator}), CRC over what was read, and {@code placed} only after the CRC matched.
  */
 class MpaFramerDirectReadTest {
-    private static final int TAGGED = 14;
-    private static final int UNTAGGED = 18;
-
-    /** Destination memory, as a registered region would be. */
-    private final ByteBuf region = ByteBufAllocator.DEFAULT.directBuffer(65536, 65536).writeZero(65536);
-    private final List<String> calls = new ArrayList<>();
-    private final List<byte[]> whole = new ArrayList<>();
-    /** The allocator of the channel under test, if any, and its count of octets read directly at each placed(). */
-    private DirectReadAllocator current;
-    private final List<Long> directAtPlaced = new ArrayList<>();
-
-    private final UlpduSink sink = new UlpduSink() {
-        @Override
-        public int headerLength(int firstOctet) {
-            return (firstOctet & 0x80) != 0 ? TAGGED : UNTAGGED;
-        }
-
-        @Override
-        public ByteBuf payloadDestination(ByteBuf ulpdu, int headerLength, int payloadLength) {
-            calls.add("header " + headerLength + "+" + payloadLength);
-            if (headerLength != TAGGED) {
-                return null; // untagged: the whole ULPDU, please
-            }
-            return region.retainedSlice(ulpdu.getUnsignedShort(ulpdu.readerIndex() + 2), payloadLength).clear();
-        }
-
-        @Override
-        public void placed() {
-            calls.add("placed");
-            if (current != null) {
-                directAtPlaced.add(current.octetsReadDirectly());
-            }
-        }
-
-        @Override
-        public void ulpdu(ByteBuf ulpdu) {
-            calls.add("ulpdu " + ulpdu.readableBytes());
-            whole.add(ChannelOctets.bytes(ulpdu));
-        }
-    };
+    /** The layer above, over destination memory as a registered region would be. */
+    private final RegionSink sink = new RegionSink();
+    private final List<String> calls = sink.calls();
+    private final List<byte[]> whole = sink.whole();
 
     @AfterEach
     void release() {
-        assertEquals(1, region.refCnt(), "every view of the region was released");
-        region.release();
-    }
-
-    /** A tagged ULPDU: control 0x81 (T, L... version 1), the offset where the payload goes in octets 2-3. */
-    private static byte[] tagged(int offset, int payloadLength, int seed) {
-        byte[] u = new byte[TAGGED + payloadLength];
-        u[0] = (byte) 0xC1;
-        u[2] = (byte) (offset >> 8);
-        u[3] = (byte) offset;
-        for (int i = TAGGED; i < u.length; i++) {
-            u[i] = (byte) (i * 31 + seed);
-        }
-        return u;
-    }
-
-    private static byte[] untagged(int payloadLength) {
-        byte[] u = new byte[UNTAGGED + payloadLength];
-        u[0] = 0x41;
-        for (int i = UNTAGGED; i < u.length; i++) {
-            u[i] = (byte) (i * 7);
-        }
-        return u;
+        sink.close();
     }
 
     /** The FPDUs of {@code ulpdus} as a sender frames them. */
@@ -118,12 +62,6 @@ class MpaFramerDirectReadTest {
         return ch;
     }
 
-    private byte[] placed(int offset, int length) {
-        byte[] a = new byte[length];
-        region.getBytes(offset, a);
-        return a;
-    }
-
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
     void largePayloadGoesToItsDestinationSplitAtEveryByte(boolean crc) {
@@ -132,9 +70,7 @@ class MpaFramerDirectReadTest {
         byte[] small = untagged(5);
         byte[] wire = stream(crc, big, small);
         for (int cut = 1; cut < wire.length; cut += cut < 64 || cut > wire.length - 64 ? 1 : 97) {
-            calls.clear();
-            whole.clear();
-            region.setZero(0, region.capacity());
+            sink.reset();
             EmbeddedChannel ch = receiver(crc);
             ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, cut));
             ch.writeInbound(Unpooled.wrappedBuffer(wire, cut, wire.length - cut));
@@ -143,7 +79,7 @@ class MpaFramerDirectReadTest {
                     : List.of("ulpdu " + big.length, "ulpdu 23");
             assertEquals(expected, calls, "cut at " + cut);
             if (early) {
-                assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(100, payload), "cut at " + cut);
+                assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), sink.placed(100, payload), "cut at " + cut);
             }
             assertArrayEquals(small, whole.get(whole.size() - 1));
             assertTrue(ch.inboundMessages().isEmpty(), "nothing passed up the pipeline");
@@ -191,24 +127,6 @@ class MpaFramerDirectReadTest {
     }
 
     /**
-     * Netty's read loop played by hand over a socket that holds the octets {@code [at, available)}: each read
-     * takes what the allocator's buffer has room for, as the kernel does. Returns the new {@code at}.
-     */
-    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
-    private static int readAll(EmbeddedChannel ch, RecvByteBufAllocator.ExtendedHandle handle, byte[] wire, int at,
-                               int available) {
-        while (at < available) {
-            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
-            int n = Math.min(b.writableBytes(), available - at);
-            b.writeBytes(wire, at, n);
-            handle.lastBytesRead(n);
-            at += n;
-            ch.writeInbound(b);
-        }
-        return at;
-    }
-
-    /**
      * Once a stream carried a large FPDU, every later large payload is read straight into its destination, whatever
      * the socket held when: a message's short last FPDU and the next message's header are read up to that header
      * only. The peer's octets arrive in two parts, split at every position; CRC on and off. With markers (which cut
@@ -216,7 +134,6 @@ class MpaFramerDirectReadTest {
      */
     @ParameterizedTest(name = "crc={0} markers={1}")
     @org.junit.jupiter.params.provider.CsvSource({"true, false", "false, false", "true, true", "false, true"})
-    @SuppressWarnings("deprecation")
     void afterALargeFpduEveryLargePayloadIsReadDirectlySplitAtEveryByte(boolean crc, boolean markers) {
         int large = MpaFramer.DIRECT_READ_MIN + 1000;
         byte[] first = tagged(0, large, 3);
@@ -225,21 +142,16 @@ class MpaFramerDirectReadTest {
         byte[] wire = stream(crc, markers, first, tail, second);
         int firstEnd = MpaFramer.wireLength(0, first.length, markers);
         for (int cut = firstEnd; cut <= wire.length; cut += cut < firstEnd + 64 || cut > wire.length - 64 ? 1 : 61) {
-            calls.clear();
-            whole.clear();
-            region.setZero(0, region.capacity());
+            sink.reset();
             MpaFramer f = new MpaFramer(crc, false, markers, 65535, 65535, false);
             EmbeddedChannel ch = new EmbeddedChannel();
-            DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-            ch.config().setRecvByteBufAllocator(alloc);
-            ch.pipeline().addLast(f);
+            ReadLoop reads = ReadLoop.on(ch, f);
+            DirectReadAllocator alloc = reads.allocator();
             f.receiveWith(sink);
             f.readDirectlyWith(alloc);
-            RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
-            current = alloc;
-            directAtPlaced.clear();
-            int at = readAll(ch, handle, wire, 0, cut);
-            readAll(ch, handle, wire, at, wire.length);
+            sink.watch(alloc);
+            int at = reads.readAll(ch, wire, 0, cut);
+            reads.readAll(ch, wire, at, wire.length);
             String where = "cut at " + cut;
             if (markers) {
                 assertEquals(List.of("ulpdu " + first.length, "ulpdu " + tail.length, "ulpdu " + second.length), calls,
@@ -254,13 +166,13 @@ class MpaFramerDirectReadTest {
                 expected.addAll(List.of("ulpdu " + tail.length, "header 14+" + large, "placed"));
                 assertEquals(expected, calls, where);
                 if (firstPlaced) {
-                    assertArrayEquals(Arrays.copyOfRange(first, TAGGED, first.length), placed(0, large), where);
+                    assertArrayEquals(Arrays.copyOfRange(first, TAGGED, first.length), sink.placed(0, large), where);
                 } else {
                     assertArrayEquals(first, whole.get(0), where);
                 }
-                assertArrayEquals(Arrays.copyOfRange(second, TAGGED, second.length), placed(20000, large), where);
+                assertArrayEquals(Arrays.copyOfRange(second, TAGGED, second.length), sink.placed(20000, large), where);
                 assertArrayEquals(tail, whole.get(firstPlaced ? 0 : 1), where);
-                assertEquals(large, alloc.octetsReadDirectly() - (firstPlaced ? directAtPlaced.get(0) : 0),
+                assertEquals(large, alloc.octetsReadDirectly() - (firstPlaced ? sink.directAtPlaced().get(0) : 0),
                         where + ": the second payload, all of it read into its destination");
             }
             assertTrue(ch.inboundMessages().isEmpty(), where);
@@ -286,26 +198,23 @@ class MpaFramerDirectReadTest {
      * under TLS) never steers the channel's allocator, whatever else is in the pipeline.
      */
     @Test
-    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
     void withoutReadDirectlyWithTheAllocatorIsNeverSteered() {
         int payload = 30000;
         byte[] wire = stream(true, tagged(8, payload, 9), tagged(0, 4, 2));
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
-        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-        ch.config().setRecvByteBufAllocator(alloc);
-        ch.pipeline().addLast(f); // the first handler, yet not told
+        ReadLoop reads = ReadLoop.on(ch, f); // the first handler, yet not told
+        DirectReadAllocator alloc = reads.allocator();
         f.receiveWith(sink);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 2 + TAGGED + 100));
         assertEquals(List.of("header 14+" + payload), calls, "the payload still goes to its destination");
-        ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
-        assertTrue(b.writableBytes() != payload - 100 || b.memoryAddress() != region.memoryAddress() + 108,
+        ByteBuf b = reads.allocate();
+        assertTrue(b.writableBytes() != payload - 100 || b.memoryAddress() != sink.region().memoryAddress() + 108,
                 "an ordinary buffer, not the destination");
         b.release();
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 2 + TAGGED + 100, wire.length - 2 - TAGGED - 100));
         assertEquals(List.of("header 14+" + payload, "placed", "ulpdu 18"), calls);
-        assertArrayEquals(Arrays.copyOfRange(tagged(8, payload, 9), TAGGED, TAGGED + payload), placed(8, payload));
+        assertArrayEquals(Arrays.copyOfRange(tagged(8, payload, 9), TAGGED, TAGGED + payload), sink.placed(8, payload));
         assertEquals(0, alloc.octetsReadDirectly());
         ch.finishAndReleaseAll();
     }
@@ -316,19 +225,17 @@ class MpaFramerDirectReadTest {
      * the next DDP header.
      */
     @Test
-    @SuppressWarnings("deprecation") // a Netty 4.2 allocator hands out its handle as the deprecated Handle type
     void theNextReceiveBufferIsTheDestinationThenJustTheTrailerAndNextHeader() {
         int payload = 30000;
         byte[] big = tagged(8, payload, 9);
         byte[] wire = stream(true, big, tagged(0, 4, 2));
         MpaFramer f = new MpaFramer(true, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
-        DirectReadAllocator alloc = new DirectReadAllocator(new AdaptiveRecvByteBufAllocator());
-        ch.config().setRecvByteBufAllocator(alloc);
+        ReadLoop reads = ReadLoop.on(ch);
+        DirectReadAllocator alloc = reads.allocator();
         ch.pipeline().addLast(watcher(), f); // below the framer, as serve's guard and log context are
         f.receiveWith(sink);
         f.readDirectlyWith(alloc);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) alloc.newHandle();
 
         int first = 2 + TAGGED + 100;
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, first));
@@ -336,9 +243,9 @@ class MpaFramerDirectReadTest {
         int at = first;
         int due = payload - 100;
         while (due > 0) {
-            ByteBuf b = handle.allocate(ByteBufAllocator.DEFAULT);
+            ByteBuf b = reads.allocate();
             assertEquals(due, b.writableBytes(), "sized to the payload still due");
-            assertEquals(region.memoryAddress() + 8 + payload - due, b.memoryAddress() + b.writerIndex(),
+            assertEquals(sink.region().memoryAddress() + 8 + payload - due, b.memoryAddress() + b.writerIndex(),
                     "the region's own memory");
             int n = Math.min(due, 7000); // the kernel's copy
             b.writeBytes(wire, at, n);
@@ -347,15 +254,15 @@ class MpaFramerDirectReadTest {
             at += n;
             due -= n;
         }
-        ByteBuf t = handle.allocate(ByteBufAllocator.DEFAULT);
+        ByteBuf t = reads.allocate();
         int trailer = ((-(2 + big.length)) & 3) + 4;
         assertEquals(trailer + 2 + TAGGED, t.writableBytes(), "pad, CRC and the next header only");
         t.writeBytes(wire, at, t.writableBytes());
         at += t.readableBytes();
         ch.writeInbound(t);
         assertEquals(List.of("header 14+" + payload, "placed"), calls);
-        assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), placed(8, payload));
-        ByteBuf rest = handle.allocate(ByteBufAllocator.DEFAULT);
+        assertArrayEquals(Arrays.copyOfRange(big, TAGGED, big.length), sink.placed(8, payload));
+        ByteBuf rest = reads.allocate();
         // a small FPDU right after a large one is read up to the next FPDU's header as well
         assertEquals(wire.length - at + 2 + TAGGED, rest.writableBytes(), "the small FPDU and the next header");
         rest.writeBytes(wire, at, wire.length - at);
