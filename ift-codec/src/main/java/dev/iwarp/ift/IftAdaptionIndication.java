@@ -34,6 +34,9 @@ public final class IftAdaptionIndication {
     static final int CRC_COVERAGE = 60;
     private static final int RESERVED_OFFSET = 16;
 
+    /** The reserved area as sent and almost always received: shared, since it is never handed out or changed. */
+    private static final byte[] ZERO_RESERVED = new byte[RESERVED_LENGTH];
+
     private final int version;
     private final int bcVersion;
     private final int flags;
@@ -47,7 +50,21 @@ public final class IftAdaptionIndication {
         this.flags = b.flags;
         this.senderVTag = b.senderVTag;
         this.markerInterval = b.markerInterval;
-        this.reserved = b.reserved.clone();
+        this.reserved = isZero(b.reserved) ? ZERO_RESERVED : b.reserved.clone();
+    }
+
+    private static boolean isZero(byte[] a) {
+        for (byte x : a) {
+            if (x != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether this indication holds an all-zero reserved area of its own rather than the shared one (tests). */
+    boolean ownsZeroReservedArea() {
+        return reserved != ZERO_RESERVED && !hasNonZeroReservedOctets();
     }
 
     /** A builder: version 1, BC version 1, no flags, VTag 0, marker interval 0, reserved zero. */
@@ -154,12 +171,7 @@ public final class IftAdaptionIndication {
 
     /** Whether any reserved octet is non-zero. */
     public boolean hasNonZeroReservedOctets() {
-        for (byte r : reserved) {
-            if (r != 0) {
-                return true;
-            }
-        }
-        return false;
+        return !isZero(reserved);
     }
 
     /** Writes the 64 octets at the writer index, the CRC computed over what was written. */

@@ -222,4 +222,28 @@ class IftAdaptionIndicationTest {
         assertEquals("PH|RM|reserved 0x000001", IftFlag.describe(0x80800001));
         assertTrue(ai2().toString().contains("phase 1") && ai2().toString().contains("0xC3D4"), ai2().toString());
     }
+
+    @Test
+    void anAllZeroReservedAreaIsSharedAndStillReadsAsGiven() {
+        IftAdaptionIndication built = IftAdaptionIndication.builder().senderVTag(0x1234).build();
+        ByteBuf wire = Unpooled.buffer(IftAdaptionIndication.LENGTH);
+        try {
+            built.encode(wire);
+            IftAdaptionIndication decoded = IftAdaptionIndication.decode(wire);
+            assertFalse(built.ownsZeroReservedArea(), "an idle connection keeps two indications: no 44 octets each");
+            assertFalse(decoded.ownsZeroReservedArea(), "decoded too");
+            assertArrayEquals(new byte[IftAdaptionIndication.RESERVED_LENGTH], decoded.reserved());
+            decoded.reserved()[0] = 1; // a copy: the shared area stays zero
+            assertFalse(decoded.hasNonZeroReservedOctets());
+            assertFalse(IftAdaptionIndication.builder().build().hasNonZeroReservedOctets());
+            assertEquals(built, decoded);
+        } finally {
+            wire.release();
+        }
+        byte[] odd = new byte[IftAdaptionIndication.RESERVED_LENGTH];
+        odd[43] = 7;
+        IftAdaptionIndication withOctets = IftAdaptionIndication.builder().reserved(odd).build();
+        assertTrue(withOctets.hasNonZeroReservedOctets());
+        assertArrayEquals(odd, withOctets.reserved());
+    }
 }

@@ -111,7 +111,7 @@ public final class IwarpConnectionRequest {
         if (readResponseRate >= 0) {
             engine.readResponseRate(readResponseRate);
         }
-        IwarpPipeline.addEngine(channel.pipeline(), engine);
+        IwarpPipeline.bindEngine(channel.pipeline(), engine);
         answer.accept(replyPrivateData, ird, ord);
         return engine.queuePair();
     }

@@ -54,6 +54,19 @@ public final class IwarpPipeline {
     }
 
     /**
+     * Puts the RDMAP engine in the DDP codec's place (at the end of the pipeline when there is none): the engine
+     * receives every ULPDU through the lower-layer contract and writes through it, so the codec would only hold a
+     * pipeline slot on every connection. What the stack's own connections use.
+     */
+    public static void bindEngine(ChannelPipeline p, RdmaEngine engine) {
+        if (p.get(DDP) instanceof DdpCodec) {
+            p.replace(DDP, RDMAP, engine);
+        } else {
+            p.addLast(RDMAP, engine);
+        }
+    }
+
+    /**
      * MPA for {@code role} and the DDP codec at the end of the pipeline; a Responder's
      * {@code MpaConnectRequest} travels on up the pipeline for your handler to accept (then add the
      * engine with {@link #addEngine}).

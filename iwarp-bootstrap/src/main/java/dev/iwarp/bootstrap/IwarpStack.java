@@ -147,7 +147,7 @@ public final class IwarpStack implements AutoCloseable {
                         Consumer<ChannelPipeline> iwarp = p -> {
                             framingHook.accept(p.channel());
                             IwarpPipeline.addInitiator(p, framing);
-                            p.addLast(IwarpPipeline.RDMAP, engine);
+                            IwarpPipeline.bindEngine(p, engine);
                         };
                         if (tls == null) {
                             iwarp.accept(ch.pipeline());

@@ -3,8 +3,10 @@ package dev.iwarp.verbs;
 import dev.iwarp.ddp.TaggedBuffer;
 import io.netty.buffer.ByteBuf;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -15,12 +17,33 @@ import java.util.Set;
 public final class MemoryRegion {
     private final ProtectionDomain pd;
     private final TaggedBuffer tagged;
+    /** Every combination of rights, made once: a region holds one of these rather than sets of its own. */
+    private static final List<Set<Access>> ACCESS_SETS = accessSets();
     private final Set<Access> access;
 
     MemoryRegion(ProtectionDomain pd, TaggedBuffer tagged, Set<Access> access) {
         this.pd = pd;
         this.tagged = tagged;
-        this.access = Collections.unmodifiableSet(access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access));
+        int combination = 0;
+        for (Access a : access) {
+            combination |= 1 << a.ordinal();
+        }
+        this.access = ACCESS_SETS.get(combination);
+    }
+
+    private static List<Set<Access>> accessSets() {
+        Access[] all = Access.values();
+        List<Set<Access>> sets = new ArrayList<>(1 << all.length);
+        for (int combination = 0; combination < 1 << all.length; combination++) {
+            EnumSet<Access> s = EnumSet.noneOf(Access.class);
+            for (Access a : all) {
+                if ((combination & 1 << a.ordinal()) != 0) {
+                    s.add(a);
+                }
+            }
+            sets.add(Collections.unmodifiableSet(s));
+        }
+        return List.copyOf(sets);
     }
 
     /** The protection domain the region belongs to. */

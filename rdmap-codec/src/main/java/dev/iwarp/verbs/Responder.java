@@ -46,7 +46,7 @@ final class Responder {
     /** The protection domain the STags and receive SGEs must belong to. */
     private final ProtectionDomain pd;
     /** Receives posted before RTS; handed to {@link #receives} when the stream is established. */
-    private final ArrayDeque<RecvRequest> earlyReceives = new ArrayDeque<>(1); // grows as used: idle streams stay small
+    private ArrayDeque<RecvRequest> earlyReceives; // null until the first and again after RTS: idle streams hold none
     /**
      * Receives posted from other threads, in posting order: taken before any Send is placed, so a
      * receive is in effect when {@code postRecv} returns, as with libibverbs (a peer told to send right
@@ -83,11 +83,23 @@ final class Responder {
     void start(int ird, boolean consumesSendRtr) {
         this.ird = ird;
         receives = new UntaggedReceiveQueue<>(RdmapOpcode.Queues.SEND, consumesSendRtr ? 2 : 1);
+        ArrayDeque<RecvRequest> early = earlyReceives;
+        earlyReceives = null;
         RecvRequest r;
-        while ((r = earlyReceives.poll()) != null) {
+        while (early != null && (r = early.poll()) != null) {
             post(r);
         }
         inboundRequests = new MsnWindow(RdmapOpcode.Queues.READ_REQUEST, ird);
+    }
+
+    /** Whether the queue of receives posted before RTS exists (it does only between the first such receive and RTS). */
+    boolean holdsEarlyReceiveQueue() {
+        return earlyReceives != null;
+    }
+
+    /** Receives in effect for the peer's Sends (posted, not yet filled or flushed); 0 before RTS. */
+    int postedReceives() {
+        return receives == null ? 0 : receives.postedCount();
     }
 
     /** From any thread: the receive is in effect for the next Send from now on. */
@@ -116,6 +128,9 @@ final class Responder {
             return;
         }
         if (receives == null) {
+            if (earlyReceives == null) {
+                earlyReceives = new ArrayDeque<>(4);
+            }
             earlyReceives.add(r);
         } else {
             post(r);
@@ -393,7 +408,7 @@ final class Responder {
             receives.flush(r -> recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
         }
         RecvRequest r;
-        while ((r = earlyReceives.poll()) != null) {
+        while (earlyReceives != null && (r = earlyReceives.poll()) != null) {
             recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
         }
     }

@@ -85,7 +85,7 @@ final class SubmissionOrder {
         stream.sendSlotFreed();
         reuse(s);
         if (s instanceof Sent) {
-            spareSent.offer((Sent) s); // its write was reported: nothing below holds it any more
+            spareSent.offer(((Sent) s).spare()); // its write was reported: nothing below holds it any more
         }
         if (wr.isSignaled()) {
             sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
@@ -150,6 +150,13 @@ final class SubmissionOrder {
         Sent rearm(SendRequest wr) {
             rearm();
             this.wr = wr;
+            outcome = null;
+            return this;
+        }
+
+        /** Forgets its request (and so the request's region and memory) while it waits to be armed again. */
+        Sent spare() {
+            wr = null;
             outcome = null;
             return this;
         }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -130,5 +131,23 @@ class ResponderTest {
         RdmapException e = assertThrows(RdmapException.class,
                 () -> responder.writeTarget(target.stag(), target.all().to(), true, 16));
         assertEquals(TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION), e.terminateCause());
+    }
+
+    @Test
+    void receivesPostedBeforeRtsAreHeldOnlyUntilRts() {
+        EngineSide fresh = new EngineSide(LlpRole.RESPONDER);
+        try {
+            Responder r = new Responder(fresh.engine.stream(), tx, fresh.recvCq, fresh.device.table(), fresh.pd);
+            assertFalse(r.holdsEarlyReceiveQueue(), "no receive posted yet: no queue for them");
+            MemoryRegion recv = fresh.register(fresh.buffer(64, 0), Access.LOCAL_WRITE);
+            r.postRecv(RecvRequest.of(1, recv.slice(0, 32)));
+            r.postRecv(RecvRequest.of(2, recv.slice(32, 32)));
+            assertTrue(r.holdsEarlyReceiveQueue(), "posted before RTS: held");
+            r.start(IRD, false);
+            assertFalse(r.holdsEarlyReceiveQueue(), "RTS took them: an idle stream keeps no queue for them");
+            assertEquals(2, r.postedReceives(), "both in effect, in order");
+        } finally {
+            fresh.close();
+        }
     }
 }

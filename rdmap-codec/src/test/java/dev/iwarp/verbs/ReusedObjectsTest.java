@@ -3,17 +3,20 @@ package dev.iwarp.verbs;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import static dev.iwarp.verbs.Regions.bytes;
 import static dev.iwarp.verbs.Regions.fillPattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -174,5 +177,29 @@ class ReusedObjectsTest extends EnginePairTest {
         regions.assertCanaries(dst);
         regions.assertCanaries(sink);
         regions.assertCanaries(recv);
+    }
+
+    @Test
+    void aSpareSendPromiseKeepsNoRequestWhileTheStreamIsIdle() throws InterruptedException {
+        pair = new EnginePair();
+        EngineSide a = pair.initiator;
+        EngineSide b = pair.responder;
+        MemoryRegion srcMr = a.register(a.buffer(16, 0), Access.LOCAL_WRITE);
+        MemoryRegion recvMr = b.register(regions.guarded(b, 16), Access.LOCAL_WRITE);
+        b.qp.postRecv(RecvRequest.of(1, recvMr.slice(0, 16)));
+        SendRequest send = SendRequest.send(2, srcMr.slice(0, 16));
+        WeakReference<SendRequest> sent = new WeakReference<>(send);
+        a.qp.postSend(send);
+        send = null;
+        pair.pump();
+        WorkCompletion c = a.sendCq.poll();
+        assertTrue(c != null && c.isSuccess() && c.wrId() == 2, String.valueOf(c));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sent.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertNull(sent.get(), "the completed Send's request (its SGE, region, memory) is held by nothing");
+        assertTrue(a.qp.channel().isOpen());
     }
 }

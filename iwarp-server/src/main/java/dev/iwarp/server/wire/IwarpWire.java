@@ -217,6 +217,8 @@ public final class IwarpWire {
             SetupMessage s = setup;
             if (s == null || !s.consume(c)) {
                 l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());
+            } else if (s.sends()) {
+                setup = null; // its one completion came: an idle connection keeps nothing of it
             }
         }
 

@@ -9,6 +9,8 @@ import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,16 +34,22 @@ final class SetupMessage {
     /** Largest setup message received; serve sends an {@code Advertisement} (16 octets) or nothing. */
     static final int MAX_LENGTH = 64;
 
-    private final ByteBuf memory;
-    private final MemoryRegion mr;
+    /** Null once released: a connection keeps its SetupMessage, and it must not keep the memory and region too. */
+    private ByteBuf memory;
+    private MemoryRegion mr;
     private final int length;
-    private final CompletableFuture<byte[]> received = new CompletableFuture<>();
+    /** Node A's message once received; null on node B, which only sends. */
+    private final CompletableFuture<byte[]> received;
+    /** Node B: the listener on the connection's close that releases the memory, removed when the Send completed. */
+    private Channel channel;
+    private ChannelFutureListener onClose;
     /** The framing's name, for the error when the message does not come ("IFT", "SCTP"). */
     private final String framing;
     private boolean released;
 
     private SetupMessage(ProtectionDomain pd, byte[] data, boolean receive, String framing) {
         this.framing = framing;
+        received = receive ? new CompletableFuture<>() : null;
         length = receive ? MAX_LENGTH : data.length;
         // at most 64 octets, held until the Send completes: unpooled, since a pooled allocation on each event loop
         // makes the pool commit a whole chunk per arena for a few octets
@@ -74,7 +82,9 @@ final class SetupMessage {
             throw new IllegalArgumentException("setup data is at most " + MAX_LENGTH + " octets: " + data.length);
         }
         SetupMessage s = new SetupMessage(pd, data, false, null);
-        qp.channel().closeFuture().addListener(f -> s.release());
+        s.channel = qp.channel();
+        s.onClose = f -> s.release();
+        s.channel.closeFuture().addListener(s.onClose);
         return s;
     }
 
@@ -90,8 +100,10 @@ final class SetupMessage {
     }
 
     /** Posts the Send of {@link #send}; call after the connection's {@code setup} field is set. */
-    void post(QueuePair qp) {
-        qp.postSend(SendRequest.send(WR_ID, mr.slice(0, length)));
+    synchronized void post(QueuePair qp) {
+        if (!released) { // not closed already
+            qp.postSend(SendRequest.send(WR_ID, mr.slice(0, length)));
+        }
     }
 
     /** Takes {@code c} when it is the setup message's; returns false for the ULP's completions. */
@@ -100,7 +112,7 @@ final class SetupMessage {
             return false;
         }
         synchronized (this) {
-            if (!released && c.isSuccess()) {
+            if (!released && c.isSuccess() && received != null) {
                 byte[] b = new byte[c.byteLength()];
                 memory.getBytes(0, b);
                 received.complete(b);
@@ -110,8 +122,15 @@ final class SetupMessage {
         return true;
     }
 
+    /** Node B: whether this is the setup Send (one completion, then nothing is left to route). */
+    boolean sends() {
+        return received == null;
+    }
+
     private void failed(String why) {
-        received.completeExceptionally(new IOException(why));
+        if (received != null) {
+            received.completeExceptionally(new IOException(why));
+        }
         release();
     }
 
@@ -120,6 +139,13 @@ final class SetupMessage {
             released = true;
             mr.deregister();
             memory.release();
+            mr = null;
+            memory = null;
+            if (onClose != null) {
+                channel.closeFuture().removeListener(onClose);
+                onClose = null;
+                channel = null;
+            }
         }
     }
 
