@@ -20,6 +20,12 @@ import java.util.concurrent.TimeUnit;
 final class LingeringClose implements ChannelFutureListener {
     /** Longest wait for the peer's FIN after ours; the connection is closed then in any case. */
     static final long DRAIN_MILLIS = 2_000;
+    /**
+     * The wait in effect: {@link #DRAIN_MILLIS}. Tests of this package that check a Terminate's delivery to a busy
+     * peer lengthen it, so that a peer process starved of CPU for two seconds on a loaded machine (it reads the
+     * Terminate late, and our close after the deadline answers its octets with a reset) does not fail them.
+     */
+    static volatile long drainMillis = DRAIN_MILLIS;
 
     static final LingeringClose INSTANCE = new LingeringClose();
 
@@ -44,7 +50,7 @@ final class LingeringClose implements ChannelFutureListener {
             return;
         }
         // the peer's FIN closes the channel (half-closure is not allowed on our channels); this bounds the wait
-        Future<?> deadline = ch.eventLoop().schedule(() -> ch.close(), DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+        Future<?> deadline = ch.eventLoop().schedule(() -> ch.close(), drainMillis, TimeUnit.MILLISECONDS);
         ch.closeFuture().addListener(f -> deadline.cancel(false));
         outputClosed.addListener(f -> {
             if (!f.isSuccess()) {

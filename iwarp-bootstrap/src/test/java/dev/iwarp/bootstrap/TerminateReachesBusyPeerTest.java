@@ -27,6 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * the kernel answer with a reset, and the peer may lose the Terminate it had not read yet; the framings
  * therefore close their output after the Terminate and drain the input until the peer's FIN (or a deadline).
  * Here a client streams 8 MiB Writes to an STag the server does not have, round after round.
+ *
+ * <p>The server's wait for the peer's FIN is lengthened from its 2 s to 60 s here: this test is about the order
+ * (Terminate, FIN, drain), and on a machine loaded enough to starve the client's event loop for 2 s the deadline
+ * closed the server's socket first, the kernel answered the client's octets with a reset and the Terminate was
+ * lost (seen at a load average of 17). The deadline itself is a bound on a peer that never closes.
  */
 class TerminateReachesBusyPeerTest {
     private static final int ROUNDS = 12;
@@ -40,6 +45,7 @@ class TerminateReachesBusyPeerTest {
         Framing framing = wire == Wire.MPA ? MpaFraming.of(MpaSettings.defaults())
                 : IftFraming.of(IftSettings.builder().build());
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(SIZE, SIZE).writeZero(SIZE);
+        LingeringClose.drainMillis = 60_000;
         try (IwarpStack server = IwarpStack.builder().threads(1).build();
              IwarpStack client = IwarpStack.builder().threads(1).build()) {
             ProtectionDomain spd = server.allocPd();
@@ -62,6 +68,7 @@ class TerminateReachesBusyPeerTest {
             }
             listener.close().sync();
         } finally {
+            LingeringClose.drainMillis = LingeringClose.DRAIN_MILLIS;
             memory.release();
         }
     }

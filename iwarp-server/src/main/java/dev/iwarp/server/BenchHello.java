@@ -24,7 +24,7 @@ final class BenchHello {
     static final int LENGTH = 32;
     /** Most receives serve posts for one connection. */
     static final int MAX_DEPTH = 128;
-    /** Most octets of receive buffers serve allocates for one connection's pipelined Sends. */
+    /** Most octets of receive buffers serve allocates for one connection's pipelined Sends (spare slots included). */
     static final int MAX_RING_OCTETS = 1 << 20;
 
     private static final byte[] REQUEST = "iwarp-bench-recv".getBytes(StandardCharsets.US_ASCII);
@@ -78,6 +78,7 @@ final class BenchHello {
         if (size < 1 || size > RpingSession.BUFFER_SIZE || wanted < 1) {
             return 0;
         }
-        return Math.min(Math.min(wanted, MAX_DEPTH), Math.max(1, MAX_RING_OCTETS / Math.max(size, 16)));
+        // two ring slots per granted receive (RpingSession posts a receive's replacement before its echo)
+        return Math.min(Math.min(wanted, MAX_DEPTH), Math.max(1, MAX_RING_OCTETS / (2 * Math.max(size, 16))));
     }
 }

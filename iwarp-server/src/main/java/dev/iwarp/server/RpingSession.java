@@ -49,7 +49,7 @@ public final class RpingSession implements WireCompletionListener {
     private static final long WR_COST_ANSWER = 7;
     /** Plus the slot: a receive of the pipelined-echo ring (BenchHello). */
     private static final long WR_RING_RECV = 1L << 32;
-    /** Plus the slot: the echo of a ring receive; the slot's receive is re-posted once it completed. */
+    /** Plus the slot: the echo of a ring receive; the slot is free again once the echo completed. */
     private static final long WR_RING_ECHO = 2L << 32;
 
     /** The go-ahead's 16 zero octets and their region: made at the first go-ahead (an idle connection holds none). */
@@ -61,10 +61,24 @@ public final class RpingSession implements WireCompletionListener {
     private WireRegion goAhead;
     private final WireDomain domain;
     private final ByteBufAllocator alloc;
-    /** After a bench hello: receives for pipelined echoes, one slot per receive (null until then). */
+    /** After a bench hello: receives for pipelined echoes, two slots per granted receive (null until then). */
     private ByteBuf ringMemory;
     private WireRegion ring;
     private int ringSlot;
+    /**
+     * Ring slots holding neither a posted receive nor an echo still on its way (a stack). A receive's replacement is
+     * posted from here before its echo is sent: the client sends its next Send once it has the echo, and a transport
+     * may report the echo's completion long after that Send arrived (io_uring: dozens of echoes late). With no slot
+     * free, the echo waits in {@code held} (slots in arrival order, {@code heldLength} per slot) until a completion
+     * frees one: an echo never leaves before its replacement is posted, so the client, which sends only after an
+     * echo, always finds the granted receives, however late completions come.
+     */
+    private int[] freeSlots;
+    private int freeCount;
+    private int[] held;
+    private int[] heldLength;
+    private int heldFirst;
+    private int heldCount;
     private ByteBuf answerMemory;
     private WireRegion answer;
     /** After a {@link BenchCost} request: the answer's memory, kept for the next one until the connection closes. */
@@ -129,7 +143,13 @@ public final class RpingSession implements WireCompletionListener {
             fail(wrId, status);
         } else if (receive && wrId >= WR_RING_RECV) {
             int slot = (int) (wrId - WR_RING_RECV);
-            conn.postSend(WR_RING_ECHO + slot, ring, slot * ringSlot, byteLength); // re-posted on completion
+            if (freeCount > 0) { // then nothing is held: echoes leave in arrival order
+                echoAfterReplacement(freeSlots[--freeCount], slot, byteLength);
+            } else {
+                int at = (heldFirst + heldCount++) % held.length;
+                held[at] = slot;
+                heldLength[slot] = byteLength;
+            }
         } else if (receive) {
             onReceive(byteLength);
         } else {
@@ -187,7 +207,7 @@ public final class RpingSession implements WireCompletionListener {
         ByteBuf m = recv.memory();
         int size = BenchHello.size(m, 0);
         int granted = BenchHello.grant(size, BenchHello.depth(m, 0));
-        if (granted > 0 && !domain.memoryAccount().tryReserve((long) granted * size)) {
+        if (granted > 0 && !domain.memoryAccount().tryReserve(2L * granted * size)) {
             LOG.debug("{} bench hello: no memory budget for {} receives of {} octets; granting none", peer, granted,
                     size);
             granted = 0; // the client pipelines nothing: one Send at a time into the session's receive buffer
@@ -199,14 +219,27 @@ public final class RpingSession implements WireCompletionListener {
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else {
             ringSlot = size;
-            ringMemory = alloc.directBuffer(granted * size, granted * size);
+            int slots = 2 * granted; // the granted receives posted, and as many spares for their replacements
+            ringMemory = alloc.directBuffer(slots * size, slots * size);
             ring = domain.register(ringMemory, WireAccess.LOCAL_WRITE);
+            freeSlots = new int[slots];
+            held = new int[slots];
+            heldLength = new int[slots];
+            for (int slot = slots - 1; slot >= granted; slot--) {
+                freeSlots[freeCount++] = slot;
+            }
             for (int slot = 0; slot < granted; slot++) {
                 conn.postRecv(WR_RING_RECV + slot, ring, slot * size, size);
             }
         }
         LOG.debug("{} bench hello: {} receives of {} octets posted", peer, granted, size);
         conn.postSend(WR_BENCH_ANSWER, answer, 0, BenchHello.LENGTH); // after the receives: they are in effect
+    }
+
+    /** Posts a receive into the free slot {@code spare}, then the echo of the Send received in {@code slot}. */
+    private void echoAfterReplacement(int spare, int slot, int length) {
+        conn.postRecv(WR_RING_RECV + spare, ring, spare * ringSlot, ringSlot);
+        conn.postSend(WR_RING_ECHO + slot, ring, slot * ringSlot, length); // the slot is free once this completed
     }
 
     /** bench asked what this process spent so far (BenchCost): answer, then re-post the receive once it left. */
@@ -228,7 +261,14 @@ public final class RpingSession implements WireCompletionListener {
             int slot = (int) (wr - WR_RING_ECHO);
             echoes++;
             sends++;
-            conn.postRecv(WR_RING_RECV + slot, ring, slot * ringSlot, ringSlot);
+            if (heldCount > 0) { // the freed slot takes the replacement of the oldest held echo, which leaves now
+                int echo = held[heldFirst];
+                heldFirst = (heldFirst + 1) % held.length;
+                heldCount--;
+                echoAfterReplacement(slot, echo, heldLength[echo]);
+            } else {
+                freeSlots[freeCount++] = slot;
+            }
         } else if (wr == WR_READ) {
             reads++;
             bytesRead += byteLength;
