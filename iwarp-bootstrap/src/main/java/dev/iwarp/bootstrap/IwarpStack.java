@@ -64,6 +64,9 @@ public final class IwarpStack implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup group;
     private final RdmaDevice device = new RdmaDevice();
+    /** Longest wait, per step, for the stack's open channels to close at {@link #close()}. */
+    private static final long CLOSE_MILLIS = 2_000;
+    private final OpenChannels open = new OpenChannels();
     private final Consumer<Channel> channelHook;
     private final Consumer<Channel> framingHook;
     private final int threads;
@@ -139,6 +142,7 @@ public final class IwarpStack implements AutoCloseable {
         ChannelFuture cf = b.handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        open.add(ch);
                         channelHook.accept(ch);
                         options.channelHook().accept(ch);
                         TlsSettings tls = options.tls();
@@ -233,9 +237,10 @@ public final class IwarpStack implements AutoCloseable {
         Objects.requireNonNull(onRequest);
         ServerBootstrap b = framing.responderBootstrap(loops);
         b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
-        return b.childHandler(new ChannelInitializer<Channel>() {
+        Channel listener = b.childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        open.add(ch);
                         channelHook.accept(ch);
                         onAccept.accept(ch);
                         if (tls == null) {
@@ -250,6 +255,8 @@ public final class IwarpStack implements AutoCloseable {
                         }
                     }
                 }).bind(local).sync().channel();
+        open.add(listener);
+        return listener;
     }
 
     /**
@@ -278,6 +285,8 @@ public final class IwarpStack implements AutoCloseable {
 
     @Override
     public void close() {
+        // closed while the loops still run: their handlers then release what they hold (see OpenChannels)
+        open.closeAll(CLOSE_MILLIS);
         synchronized (this) {
             if (sctpGroup != null && sctpGroup != group) {
                 sctpGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

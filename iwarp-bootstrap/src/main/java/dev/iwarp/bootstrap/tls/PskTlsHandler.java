@@ -37,6 +37,8 @@ import java.util.concurrent.TimeUnit;
  * needs neither copy).
  */
 final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Events {
+    /** Longest wait for our close_notify to leave before the connection closes anyway (SslHandler's default). */
+    static final long CLOSE_NOTIFY_FLUSH_MILLIS = 3_000;
     private final TlsSettings settings;
     private final boolean client;
     private TlsProtocol protocol;
@@ -233,7 +235,25 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
             }
             ChannelPromise sent = ctx.newPromise();
             drainOutput(sent, true);
-            sent.addListener((ChannelFutureListener) f -> ctx.close(promise));
+            // a peer that reads nothing more would hold the close (and all the connection holds) forever: as
+            // SslHandler, close once the close_notify left or after CLOSE_NOTIFY_FLUSH_MILLIS, whichever comes first
+            Runnable closeOnce = new Runnable() {
+                private boolean done;
+
+                @Override
+                public void run() {
+                    if (!done) {
+                        done = true;
+                        ctx.close(promise);
+                    }
+                }
+            };
+            ScheduledFuture<?> forced = ctx.executor().schedule(closeOnce, CLOSE_NOTIFY_FLUSH_MILLIS,
+                    TimeUnit.MILLISECONDS);
+            sent.addListener((ChannelFutureListener) f -> {
+                forced.cancel(false);
+                closeOnce.run();
+            });
             return;
         }
         ctx.close(promise);

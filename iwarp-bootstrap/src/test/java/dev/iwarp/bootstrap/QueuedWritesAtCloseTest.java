@@ -1,0 +1,199 @@
+package dev.iwarp.bootstrap;
+
+import dev.iwarp.bootstrap.tls.TlsCertificates;
+import dev.iwarp.bootstrap.tls.TlsPsk;
+import dev.iwarp.bootstrap.tls.TlsSettings;
+import dev.iwarp.ift.IftSettings;
+import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.SendRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A peer asks for Read Responses and stops reading, so that the responder's transmit side stalls with
+ * work queued at every level (RDMAP's queued responses, FPDU or frame headers and payload slices or
+ * copies in the outbound buffer, TLS records and the writes TLS holds); then the stream ends in each way
+ * it can: the peer resets it, we close it, we close it gracefully (it cannot finish), or the stack shuts
+ * its event loops down with the connection still open. Nothing may stay unreleased: the leak detector
+ * runs at paranoid for every test and fails it on a report. Each case runs
+ * {@code -Diwarp.test.closeRepeat=N} times (default 1), to hunt races between the endings and the stack's
+ * shutdown.
+ */
+class QueuedWritesAtCloseTest {
+    private static final int SIZE = 1 << 20;
+    private static final int READS = 8;
+    private static final int REPEAT = Integer.getInteger("iwarp.test.closeRepeat", 1);
+    /** Only the setups whose names contain this ({@code -Diwarp.test.closeSetup=TLS}), to hunt in one. */
+    private static final String ONLY = System.getProperty("iwarp.test.closeSetup", "");
+
+    /** How the stalled stream ends. */
+    enum Ending {
+        /** The peer closes with SO_LINGER 0: the responder sees a reset. */
+        PEER_RESET,
+        /** The responder closes the channel while its responses are queued. */
+        LOCAL_CLOSE,
+        /** The responder closes its queue pair gracefully (what is queued can never leave), then the stack stops. */
+        GRACEFUL_THEN_SHUTDOWN,
+        /** The responder's stack shuts its event loops down with the connection open and unwritable. */
+        STACK_SHUTDOWN
+    }
+
+    /** The framing under the stream. */
+    enum Setup {
+        MPA_CRC, MPA_NO_CRC, MPA_MARKERS_CRC, MPA_MARKERS_NO_CRC, TLS_MPA, TLS_PSK_MPA, TLS_IFT, IFT_CRC, IFT_NO_CRC;
+
+        Framing framing() {
+            return switch (this) {
+                case MPA_CRC, TLS_MPA, TLS_PSK_MPA -> mpa(true, false);
+                case MPA_NO_CRC -> mpa(false, false);
+                case MPA_MARKERS_CRC -> mpa(true, true);
+                case MPA_MARKERS_NO_CRC -> mpa(false, true);
+                case TLS_IFT, IFT_CRC -> IftFraming.of(IftSettings.builder().sendCrcs(true, true)
+                        .checkCrcs(true, true).build());
+                case IFT_NO_CRC -> IftFraming.of(IftSettings.builder().sendCrcs(false, false)
+                        .checkCrcs(false, false).build());
+            };
+        }
+
+        private static Framing mpa(boolean crc, boolean markers) {
+            return MpaFraming.of(MpaSettings.builder().revision(2).crc(crc).markers(markers).acceptMarkers(markers)
+                    .ird(READS).ord(READS).build());
+        }
+
+        TlsSettings serverTls() {
+            return switch (this) {
+                case TLS_MPA, TLS_IFT -> TlsSettings.builder().identity(Tls.SERVER).build();
+                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).build();
+                default -> null;
+            };
+        }
+
+        TlsSettings clientTls() {
+            return switch (this) {
+                case TLS_MPA, TLS_IFT -> TlsSettings.builder().trust(List.of(Tls.SERVER.certificate())).build();
+                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).build();
+                default -> null;
+            };
+        }
+    }
+
+    /** Certificates made once, when a TLS case first runs. */
+    private static final class Tls {
+        static final TlsCertificates.CertifiedKey SERVER;
+        static final TlsPsk PSK = TlsPsk.parse("node1:00112233445566778899aabbccddeeff");
+
+        static {
+            try {
+                SERVER = TlsCertificates.selfSigned("server", Duration.ofDays(1));
+            } catch (java.security.GeneralSecurityException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    static Stream<Arguments> cases() {
+        List<Arguments> all = new ArrayList<>();
+        for (Setup s : Setup.values()) {
+            if (!s.name().contains(ONLY)) {
+                continue;
+            }
+            for (Ending e : Ending.values()) {
+                IntStream.range(0, REPEAT).forEach(i -> all.add(Arguments.of(s, e, i)));
+            }
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} #{2}")
+    @MethodSource("cases")
+    void everythingQueuedTowardsAStalledPeerIsReleased(Setup setup, Ending ending, int round) throws Exception {
+        List<Channel> serverChannels = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IwarpStack server = IwarpStack.builder().threads(1)
+                .writeBufferWaterMark(new WriteBufferWaterMark(16 * 1024, 32 * 1024))
+                .channelHook(ch -> {
+                    ch.config().setOption(ChannelOption.SO_SNDBUF, 32 * 1024);
+                    serverChannels.add(ch);
+                }).build();
+        IwarpStack client = IwarpStack.builder().threads(1)
+                .channelHook(ch -> ch.config().setOption(ChannelOption.SO_RCVBUF, 32 * 1024)).build();
+        ByteBuf source = PooledByteBufAllocator.DEFAULT.directBuffer(SIZE, SIZE).writeZero(SIZE);
+        ByteBuf sink = PooledByteBufAllocator.DEFAULT.directBuffer(SIZE, SIZE).writeZero(SIZE);
+        boolean serverClosed = false;
+        try {
+            ProtectionDomain spd = server.allocPd();
+            MemoryRegion target = spd.register(source, Access.REMOTE_READ);
+            CompletableFuture<QueuePair> accepted = new CompletableFuture<>();
+            Channel listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    ListenOptions.of(setup.framing()).tls(setup.serverTls()),
+                    req -> accepted.complete(req.accept(spd, new CompletionQueue(), new CompletionQueue(), new byte[0])));
+            ProtectionDomain cpd = client.allocPd();
+            MemoryRegion into = cpd.register(sink, Access.LOCAL_WRITE);
+            QueuePair qp = client.connect(listener.localAddress(),
+                    ConnectOptions.of(cpd).framing(setup.framing()).tls(setup.clientTls())).get(20, TimeUnit.SECONDS);
+            QueuePair serverQp = accepted.get(10, TimeUnit.SECONDS);
+            Channel ch = serverQp.channel();
+            qp.channel().config().setAutoRead(false); // the peer stops reading
+            for (int r = 0; r < READS; r++) {
+                qp.postSend(SendRequest.rdmaRead(r, into.slice(0, SIZE), target.stag(), target.iova()));
+            }
+            waitUntilUnwritable(ch);
+            switch (ending) {
+                case PEER_RESET -> {
+                    qp.channel().config().setOption(ChannelOption.SO_LINGER, 0);
+                    assertTrue(qp.channel().close().await(10, TimeUnit.SECONDS), "the peer closed");
+                    assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), "the reset closed the connection");
+                }
+                case LOCAL_CLOSE -> assertTrue(ch.close().await(10, TimeUnit.SECONDS), "our close completed");
+                case GRACEFUL_THEN_SHUTDOWN -> {
+                    serverQp.close();
+                    Thread.sleep(50);
+                    assertTrue(ch.isOpen(), "what is queued cannot leave: the graceful close waits");
+                }
+                case STACK_SHUTDOWN -> assertTrue(ch.isOpen());
+            }
+            server.close();
+            serverClosed = true;
+            assertFalse(ch.isOpen(), "the stack's shutdown closed the connection");
+        } finally {
+            if (!serverClosed) {
+                server.close();
+            }
+            client.close();
+            source.release();
+            sink.release();
+        }
+    }
+
+    /** Waits (bounded) until the channel cannot take more writes: the responder's transmit side has stalled. */
+    static void waitUntilUnwritable(Channel ch) throws InterruptedException {
+        for (int i = 0; i < 400 && ch.isWritable(); i++) {
+            Thread.sleep(25);
+        }
+        assertFalse(ch.isWritable(), "the responder's channel never became unwritable");
+        Thread.sleep(50); // what the last writability change let through is queued too
+    }
+}
