@@ -70,7 +70,15 @@ public final class MetricsOptions {
             return;
         }
         m.bind(server);
-        http = MetricsHttpServer.start(new InetSocketAddress(address, port), m::scrape);
+        try {
+            http = MetricsHttpServer.start(new InetSocketAddress(address, port), m::scrape);
+        } catch (Exception e) { // Netty throws a taken port's BindException undeclared
+            if (CommandLineChecks.isAddressInUse(e)) {
+                throw new IllegalStateException("--metrics-port " + port + " is already in use on " + address
+                        + " (another serve's metrics? choose another port)", e);
+            }
+            throw e;
+        }
         InetSocketAddress a = http.localAddress();
         LOG.info("metrics on http://{}:{}/metrics{}", a.getHostString(), a.getPort(), jmx ? " and in JMX" : "");
     }

@@ -174,14 +174,24 @@ final class ProbeCommand implements Callable<Integer> {
         CompletionQueue recvCq = new CompletionQueue();
         try {
             QueuePair qp;
+            // what the server answered: a server of another framing is named rather than this framing's startup error
+            dev.iwarp.server.wire.FirstOctets.Watch watch = new dev.iwarp.server.wire.FirstOctets.Watch(
+                    framing instanceof MpaFraming ? dev.iwarp.server.wire.PeerFraming.MPA
+                            : dev.iwarp.server.wire.PeerFraming.IFT);
             try {
-                qp = stack.connect(peer, ConnectOptions.of(pd).framing(framing).completionQueues(sendCq, recvCq)
+                qp = stack.connect(peer, ConnectOptions.of(pd).channelHook(watch::install).framing(framing)
+                        .completionQueues(sendCq, recvCq)
                         // a receive, so a Terminate also shows as a flushed receive
                         .beforeStartup(q -> q.postRecv(RecvRequest.of(1, mr.slice(0, 16)))))
                         .get(connectTimeoutMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                return connectFailed(c, e.getCause(), out);
+                String other = watch.mismatch(peer);
+                return other != null ? otherFraming(other, out) : connectFailed(c, e.getCause(), out);
             } catch (TimeoutException e) {
+                String other = watch.mismatch(peer);
+                if (other != null) {
+                    return otherFraming(other, out);
+                }
                 out.printf("result: FAIL: no %s within %d ms%n",
                         framing instanceof MpaFraming ? "MPA Reply" : "IFT phase 1 indication", connectTimeoutMs);
                 return EXIT_NO_REACTION;
@@ -237,7 +247,13 @@ final class ProbeCommand implements Callable<Integer> {
             out.println("result: OTHER: MPA Reply with R=1; RFC 5044 §7.1.2 has the Responder send markers when asked");
             return EXIT_OTHER_ERROR;
         }
-        out.println("result: FAIL: cannot connect: " + cause);
+        out.println("result: FAIL: cannot connect: " + (cause.getMessage() != null ? cause.getMessage() : cause));
+        return EXIT_NO_REACTION;
+    }
+
+    /** The server speaks another framing: nothing was probed, and the user is told which --wire to use. */
+    private static int otherFraming(String mismatch, PrintWriter out) {
+        out.println("result: FAIL: " + mismatch);
         return EXIT_NO_REACTION;
     }
 

@@ -66,6 +66,19 @@ class FileOptionErrorsTest {
     }
 
     @Test
+    void aTakenMetricsPortIsNamed() throws Exception {
+        // before: "serve: Address already in use", which did not say that the metrics port was the taken one
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            ToolRun r = run("serve", "--address", "127.0.0.1", "--port", "0", "--metrics-port",
+                    Integer.toString(taken.getLocalPort()), "--no-jmx");
+            assertEquals(1, r.code(), r.err());
+            assertEquals("serve: --metrics-port " + taken.getLocalPort() + " is already in use on 127.0.0.1 (another "
+                    + "serve's metrics? choose another port)\n", r.err());
+        }
+    }
+
+    @Test
     void exposureWarningOnAllInterfacesWithoutAuthentication() {
         assertEquals("listening on all interfaces without authentication: any host that reaches this port can "
                 + "connect and read and write its target region (--address 127.0.0.1 keeps it local; --tls with "

@@ -103,6 +103,33 @@ class ForeignFramingTest {
     }
 
     @Test
+    void probeNamesTheServersFramingWithoutAJavaClass() {
+        // before: "result: FAIL: cannot connect: dev.iwarp.mpa.MpaException: MPA error 4 (...): key is not an MPA key"
+        String at = "127.0.0.1:" + vitcp.port();
+        ToolRun r = run("probe", at, "--case", "write-invalid-stag");
+        assertEquals(1, r.code(), r.err() + r.out());
+        assertEquals(List.of("probe write-invalid-stag against " + at + ": RDMA Write to unadvertised STag 0x00dead00 "
+                + "(16 octets)", "result: FAIL: the server at " + at + " speaks VI/TCP; use --wire vitcp"),
+                r.out().lines().toList());
+        String iftAt = "127.0.0.1:" + ift.port();
+        ToolRun i = run("probe", iftAt, "--case", "send-too-long");
+        assertEquals(1, i.code(), i.err() + i.out());
+        assertEquals("result: FAIL: the server at " + iftAt + " speaks IFT; use --wire ift",
+                i.out().lines().reduce((x, y) -> y).orElse(""), i.out());
+    }
+
+    @Test
+    void anIbWriteBwClientAgainstServeSaysWhatItWaitedFor() {
+        // serve speaks MPA, so the connection is made; then no perftest version ever comes
+        ToolRun r = run("ib_write_bw", "-R", "-s", "4096", "-n", "20", "--timeout", "2000", "127.0.0.1", "-p",
+                Integer.toString(mpa.port()));
+        assertEquals(1, r.code(), r.err() + r.out());
+        assertEquals("ib_write_bw: nothing came within 2000 ms while waiting for the peer's version (control message "
+                + "1): is the peer perftest's server (or ours) running the same test with the same options?",
+                (r.out() + r.err()).lines().reduce((x, y) -> y).orElse(""), r.out() + r.err());
+    }
+
+    @Test
     void aTlsClientAgainstAPlainServe(@TempDir Path dir) throws Exception {
         Path psk = dir.resolve("psk");
         Files.writeString(psk, "node1:00112233445566778899aabbccddeeff\n", StandardCharsets.US_ASCII);

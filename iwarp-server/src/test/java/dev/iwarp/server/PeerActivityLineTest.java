@@ -1,10 +1,13 @@
 package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.server.wire.VitcpWire;
+import dev.iwarp.vitcp.VitcpConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +60,57 @@ class PeerActivityLineTest {
             long reads = Long.parseLong(r.group(3));
             assertTrue(reads >= 100, r.group());
             assertEquals(reads * 2048, Long.parseLong(r.group(4)), r.group());
+        }
+    }
+
+    private static RpingServer vitcpServer() throws Exception {
+        return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
+                ServeOptions.on(VitcpWire.server(VitcpConfig.builder().rdmaReadWindow(16).build(),
+                        VitcpWire.DEFAULT_DISCRIMINATOR.getBytes(StandardCharsets.US_ASCII), false, 1)));
+    }
+
+    @Test
+    void vitcpBenchWritesAndReadsAreCountedAsThePeers() throws Exception {
+        try (RpingServer server = vitcpServer()) {
+            String at = "127.0.0.1:" + server.port();
+            assertEquals(0, run("bench", at, "--wire", "vitcp", "--op", "write", "--size", "1024", "--iterations", "200",
+                    "--warmup", "0", "--no-server-cost"));
+            Matcher w = closedLine(server);
+            long writes = Long.parseLong(w.group(1));
+            assertTrue(writes >= 200, w.group());
+            assertEquals(writes * 1024, Long.parseLong(w.group(2)), w.group());
+            assertEquals("0", w.group(3), w.group());
+            assertEquals("0", w.group(5), w.group());
+
+            assertEquals(0, run("bench", at, "--wire", "vitcp", "--op", "read", "--size", "2048", "--iterations", "100",
+                    "--warmup", "0", "--no-server-cost"));
+            Matcher r = closedLine(server);
+            assertEquals("0", r.group(1), r.group());
+            long reads = Long.parseLong(r.group(3));
+            assertTrue(reads >= 100, r.group());
+            assertEquals(reads * 2048, Long.parseLong(r.group(4)), r.group());
+        }
+    }
+
+    @Test
+    void vitcpPingsSendsAreCountedAsReceived() throws Exception {
+        try (RpingServer server = vitcpServer()) {
+            assertEquals(0, run("ping", "127.0.0.1:" + server.port(), "--wire", "vitcp", "-C", "3"));
+            Matcher m = closedLine(server);
+            assertEquals("; the peer: 0 Writes (0 octets placed), 0 Reads answered (0 octets), 6 Sends (96 octets)",
+                    m.group());
+        }
+    }
+
+    @Test
+    void aRefusedWriteIsNotCountedAsPlaced() throws Exception {
+        try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
+                ServeOptions.on(IwarpStack.builder().threads(1).build()))) {
+            // the Write to an unadvertised STag ends the stream with a Terminate: none of the peer's Writes placed
+            assertEquals(0, run("probe", "127.0.0.1:" + server.port(), "--case", "write-invalid-stag"));
+            Matcher m = closedLine(server);
+            assertEquals("; the peer: 0 Writes (0 octets placed), 0 Reads answered (0 octets), 0 Sends (0 octets)",
+                    m.group());
         }
     }
 

@@ -36,7 +36,12 @@ class ReadmeServeLogTest {
                 .replaceAll("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ", "HH:MM:SS.mmm ")
                 .replaceAll("memory budget [\\d.]+ [KMGT]iB \\(3/4 of the [\\d.]+ [KMGT]iB direct-memory limit\\); \\d+ ",
                         "memory budget N (3/4 of the N direct-memory limit); N ")
-                .replaceAll(FINGERPRINT.pattern(), "SHA256:FINGERPRINT");
+                .replaceAll(FINGERPRINT.pattern(), "SHA256:FINGERPRINT")
+                // --log-format json: the time, the channel id and which event loop took the connection
+                .replaceAll("^\\{\"timestamp\":\\d+,", "{\"timestamp\":T,").replaceAll("\"conn\":\"[0-9a-f]{8}\"", "\"conn\":\"ID\"")
+                .replaceAll("(\"threadName\":\"multiThreadIoEventLoopGroup)-\\d+-\\d+\"", "$1-N-N\"")
+                .replaceAll("memory budget [\\d.]+ [KMGT]iB \\(3\\\\/4 of the [\\d.]+ [KMGT]iB direct-memory limit\\); \\d+ ",
+                        "memory budget N (3/4 of the N direct-memory limit); N ");
     }
 
     static final String BELOW = ", then the commands below";
@@ -172,7 +177,7 @@ class ReadmeServeLogTest {
     }
 
     /** The test's class path without the test classes and the testkit (its logback configurator keeps logs back). */
-    private static String mainClassPath() {
+    static String mainClassPath() {
         return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .filter(e -> !e.contains("test-classes") && !e.contains("iwarp-testkit") && !e.contains("junit")
                         && !e.contains("jazzer"))

@@ -149,10 +149,8 @@ final class Responder {
      * validated against the STag table before any octet is placed, or {@code null} for no payload.
      */
     TaggedBuffer writeTarget(int stag, long to, boolean last, int len) {
-        if (last) {
-            peerWrites++;
-        }
         if (len == 0) {
+            peerWrites += last ? 1 : 0;
             return null; // RFC 5040 §5.1 / RFC 6581: zero-length Writes are not validated
         }
         TaggedAccessResult r = table.check(stag, pd, to, len, AccessFlags.REMOTE_WRITE);
@@ -162,6 +160,7 @@ final class Responder {
                     ? TerminateCause.of(RdmapError.ACCESS_RIGHTS_VIOLATION) : TerminateCause.of(r.ddpError()),
                     "RDMA Write " + len + " octets to " + hex(stag) + "@0x" + Long.toHexString(to) + ": " + r);
         }
+        peerWrites += last ? 1 : 0; // a refused Write is not the peer's Write placed: it ended the stream
         return table.lookup(stag);
     }
 

@@ -121,8 +121,9 @@ final class ControlChannel {
                 throw failure("the peer closed the control connection while we waited for " + what);
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new PerftestException("no " + what + " within " + waitMs + " ms (control message "
-                        + (exchanges + 1) + "): is the peer running the same test with the same options?");
+                throw new PerftestException("nothing came within " + waitMs + " ms while waiting for " + what
+                        + " (control message " + (exchanges + 1) + "): is the peer perftest's server (or ours) "
+                        + "running the same test with the same options?");
             }
         }
     }

@@ -287,6 +287,12 @@ public final class VitcpWire {
         public byte[] peerData() {
             return conn().remoteDiscriminator();
         }
+
+        @Override
+        public String peerActivity() {
+            dev.iwarp.vitcp.vi.ViPeerActivity a = endpoint.peerActivity();
+            return a == null ? null : a.toString();
+        }
     }
 
     /** What both ends own: the discriminator, their own event loops and the VI provider over them. */

@@ -120,6 +120,18 @@ public final class ViEndpoint {
         }
     }
 
+    /**
+     * What the peer did to this VI so far (Writes placed, Reads answered, Sends received), or null before it
+     * connected. Read it on the channel's event loop or once the channel closed.
+     */
+    public ViPeerActivity peerActivity() {
+        ViEndpointHandler h;
+        synchronized (lock) {
+            h = handler;
+        }
+        return h == null ? null : h.rx().peerActivity();
+    }
+
     /** The active startup handler for this VI (put it behind a {@code VitcpCodec}). */
     public VitcpActiveHandler newActiveHandler(byte[] localDiscriminator, byte[] remoteDiscriminator,
                                                boolean peerToPeer) {

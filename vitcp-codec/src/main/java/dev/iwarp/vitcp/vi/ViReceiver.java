@@ -49,6 +49,7 @@ final class ViReceiver {
     private int expectedMessageNumber;
     private int lastGoodMessage;
     private boolean ackDirty;
+    private final PeerCounts peerCounts = new PeerCounts();
 
     ViReceiver(ViEndpointHandler owner, ViEndpoint endpoint) {
         this.owner = owner;
@@ -121,6 +122,11 @@ final class ViReceiver {
         return ackDirty || (rxPostedDirty && conn.remoteDescriptorFlowControl());
     }
 
+    /** What the peer did to us so far; read it on the event loop (or once the channel closed). */
+    ViPeerActivity peerActivity() {
+        return peerCounts.snapshot();
+    }
+
     int localRxPosted() {
         return localRxPosted;
     }
@@ -189,6 +195,8 @@ final class ViReceiver {
                     payload.readerIndex(), len)) {
                 m.error = ViRemoteErrorCode.MPE;
                 m.errorText = "region deregistered during RDMA Write";
+            } else {
+                peerCounts.writeOctets += len;
             }
         }
         m.offset += len;
@@ -251,6 +259,9 @@ final class ViReceiver {
         if (m.recv != null) {
             recvCompletion(m, status);
         }
+        if (!m.transportError) {
+            peerCounts.messageDone(m.type == ViSegmentType.SEND, m.offset);
+        }
         messageReceived(m.messageNumber);
     }
 
@@ -292,6 +303,7 @@ final class ViReceiver {
             return;
         }
         owner.tx().queueReadResponse(s.messageNumber(), m.region, m.rdmaAddress, m.rdmaLength);
+        peerCounts.readAnswered(m.rdmaLength);
         messageReceived(s.messageNumber());
     }
 
