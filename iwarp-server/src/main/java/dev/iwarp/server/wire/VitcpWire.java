@@ -3,7 +3,7 @@ package dev.iwarp.server.wire;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnection;
-import dev.iwarp.vitcp.vi.CompletionQueue;
+import dev.iwarp.vitcp.vi.ViCompletionQueue;
 import dev.iwarp.vitcp.vi.DataSegment;
 import dev.iwarp.vitcp.vi.MemoryRegion;
 import dev.iwarp.vitcp.vi.ProtectionDomain;
@@ -90,8 +90,8 @@ public final class VitcpWire {
         volatile CompletableFuture<VitcpConnection> established;
 
         Connection(ProtectionDomain pd, VitcpConfig config, WireCompletionListener listener) {
-            CompletionQueue sendCq = new CompletionQueue();
-            CompletionQueue recvCq = new CompletionQueue();
+            ViCompletionQueue sendCq = new ViCompletionQueue();
+            ViCompletionQueue recvCq = new ViCompletionQueue();
             sendCq.setListener(c -> deliver(listener, c));
             recvCq.setListener(c -> deliver(listener, c));
             this.endpoint = new ViEndpoint(pd, sendCq, recvCq, config);

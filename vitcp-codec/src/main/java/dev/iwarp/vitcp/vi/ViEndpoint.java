@@ -19,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ViEndpoint {
     private final ProtectionDomain pd;
-    private final CompletionQueue sendCq;
-    private final CompletionQueue recvCq;
+    private final ViCompletionQueue sendCq;
+    private final ViCompletionQueue recvCq;
     private final VitcpConfig config;
     private final Object lock = new Object();
     private final List<RecvRequest> prePosted = new ArrayList<>();
@@ -29,7 +29,7 @@ public final class ViEndpoint {
     private volatile String failure;
 
     /** An unconnected VI endpoint: its protection domain, completion queues and attributes. */
-    public ViEndpoint(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, VitcpConfig config) {
+    public ViEndpoint(ProtectionDomain pd, ViCompletionQueue sendCq, ViCompletionQueue recvCq, VitcpConfig config) {
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -42,12 +42,12 @@ public final class ViEndpoint {
     }
 
     /** The completion queue of send descriptors. */
-    public CompletionQueue sendCq() {
+    public ViCompletionQueue sendCq() {
         return sendCq;
     }
 
     /** The completion queue of receive descriptors. */
-    public CompletionQueue recvCq() {
+    public ViCompletionQueue recvCq() {
         return recvCq;
     }
 

@@ -37,7 +37,7 @@ class ViHostilePeerTest {
     static final int MTU = 256;
 
     private final ProtectionDomain pd = new ProtectionDomain();
-    private final CompletionQueue cq = new CompletionQueue();
+    private final ViCompletionQueue cq = new ViCompletionQueue();
     private final List<MemoryRegion> regions = new ArrayList<>();
     private EmbeddedChannel vi;
 

@@ -21,10 +21,10 @@ final class ViPair implements AutoCloseable {
 
     final ProtectionDomain pdA = new ProtectionDomain();
     final ProtectionDomain pdB = new ProtectionDomain();
-    final CompletionQueue sendA = new CompletionQueue();
-    final CompletionQueue recvA = new CompletionQueue();
-    final CompletionQueue sendB = new CompletionQueue();
-    final CompletionQueue recvB = new CompletionQueue();
+    final ViCompletionQueue sendA = new ViCompletionQueue();
+    final ViCompletionQueue recvA = new ViCompletionQueue();
+    final ViCompletionQueue sendB = new ViCompletionQueue();
+    final ViCompletionQueue recvB = new ViCompletionQueue();
     final ViEndpoint a;
     final ViEndpoint b;
     final EmbeddedPairAccess pair;

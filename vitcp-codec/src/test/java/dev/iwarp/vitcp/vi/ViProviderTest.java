@@ -47,7 +47,7 @@ class ViProviderTest {
     }
 
     /** Waits (liveness bound only, not a performance check) for the next completion. */
-    private static ViCompletion take(CompletionQueue cq) throws InterruptedException {
+    private static ViCompletion take(ViCompletionQueue cq) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         ViCompletion c;
         while ((c = cq.poll()) == null) {
@@ -70,7 +70,7 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
             ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             MemoryRegion recvB = region(pdB, 1 << 20);
             MemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
@@ -88,7 +88,7 @@ class ViProviderTest {
                     })));
 
             ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             MemoryRegion srcA = region(pdA, 1 << 20);
             MemoryRegion dstA = region(pdA, 1 << 20);
@@ -143,13 +143,13 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
             ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             MemoryRegion recvB = region(pdB, max);
             MemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
             listener.register(SERVER, cfg, request -> b.accept(request));
             ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             MemoryRegion srcA = region(pdA, max);
             MemoryRegion dstA = region(pdA, max);
@@ -208,12 +208,12 @@ class ViProviderTest {
              ViProvider clientSide = new ViProvider();
              ViListener listener = serverSide.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
             ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             MemoryRegion recvB = region(pdB, 64);
             listener.register(SERVER, cfg, b::accept);
             ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             MemoryRegion srcA = region(pdA, 64);
             byte[] data = pattern(64, 9);
@@ -253,14 +253,14 @@ class ViProviderTest {
         byte[] acceptData = pattern(64, 5); // the 64-octet maximum of §3.3
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             CompletableFuture<io.netty.channel.Channel> requestChannel = new CompletableFuture<>();
             listener.register(SERVER, cfg, request -> {
                 requestChannel.complete(request.channel());
                 assertThrows(IllegalArgumentException.class, () -> b.accept(request, new byte[65]));
                 b.accept(request, acceptData);
             });
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             assertEquals(null, a.channel(), "no channel before connecting");
             VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             assertArrayEquals(acceptData, c.remoteDiscriminator());
@@ -281,7 +281,7 @@ class ViProviderTest {
         VitcpConfig cfg = VitcpConfig.defaults();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS));
             assertEquals(VitcpConnectException.Reason.NO_MATCH,
@@ -295,8 +295,8 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint lowVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+            ViEndpoint lowVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             // the higher address starts first: its ConnectRequests get ConnectNoMatch until the lower end waits
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
@@ -320,7 +320,7 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
                     SERVER);
@@ -342,7 +342,7 @@ class ViProviderTest {
         io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
                 io.netty.channel.nio.NioIoHandler.newFactory());
         try (ViProvider provider = new ViProvider(group)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             table.register(SERVER, cfg, false, b::accept);
             io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap().group(group)
                     .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
@@ -364,7 +364,7 @@ class ViProviderTest {
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             try {
-                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                         cfg);
                 VitcpConnection c = provider.connect(a, (InetSocketAddress) server.localAddress(), CLIENT, SERVER)
                         .get(20, TimeUnit.SECONDS);
