@@ -1,15 +1,15 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.vitcp.vi.MemoryRegion;
+import dev.iwarp.vitcp.vi.ViMemoryRegion;
 import io.netty.buffer.ByteBuf;
 
 /** A VI memory region as a {@link WireRegion}: its memory handle is the remote handle, its address the base. */
 final class VitcpRegion implements WireRegion {
-    final MemoryRegion mr;
+    final ViMemoryRegion mr;
     /** The memory this region allocated itself (registerOnDemand), released at deregistration; or null. */
     private final ByteBuf owned;
 
-    VitcpRegion(MemoryRegion mr, ByteBuf owned) {
+    VitcpRegion(ViMemoryRegion mr, ByteBuf owned) {
         this.mr = mr;
         this.owned = owned;
     }

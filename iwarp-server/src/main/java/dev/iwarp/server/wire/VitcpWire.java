@@ -5,7 +5,7 @@ import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnection;
 import dev.iwarp.vitcp.vi.ViCompletionQueue;
 import dev.iwarp.vitcp.vi.DataSegment;
-import dev.iwarp.vitcp.vi.MemoryRegion;
+import dev.iwarp.vitcp.vi.ViMemoryRegion;
 import dev.iwarp.vitcp.vi.ProtectionDomain;
 import dev.iwarp.vitcp.vi.RecvRequest;
 import dev.iwarp.vitcp.vi.SendRequest;
@@ -20,7 +20,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The VI/TCP adapter (draft-dicecco-vitcp-01): the wire-neutral shapes over vitcp-codec's VI API
- * ({@code ViProvider}, {@code ViEndpoint}, VI {@code ProtectionDomain}/{@code MemoryRegion}). NIO transport.
+ * ({@code ViProvider}, {@code ViEndpoint}, VI {@code ProtectionDomain}/{@code ViMemoryRegion}). NIO transport.
  * Its listening side is {@code VitcpServerWire}, its connecting side {@code VitcpClientWire}, its memory
  * {@code VitcpDomain} and {@code VitcpRegion}; each connection is a {@link Connection} over one VI endpoint.
  */
@@ -37,7 +37,7 @@ public final class VitcpWire {
     }
 
     /** The VI region behind a {@link WireRegion} of this wire. */
-    public static MemoryRegion memoryRegion(WireRegion r) {
+    public static ViMemoryRegion memoryRegion(WireRegion r) {
         return ((VitcpRegion) r).mr;
     }
 

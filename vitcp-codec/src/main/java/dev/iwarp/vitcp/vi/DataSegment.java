@@ -1,7 +1,7 @@
 package dev.iwarp.vitcp.vi;
 
 /** One local data segment of a descriptor: virtual address, memory handle (via the region) and length. */
-public record DataSegment(MemoryRegion region, long address, int length) {
+public record DataSegment(ViMemoryRegion region, long address, int length) {
     /** Checks that the length is not negative. */
     public DataSegment {
         if (length < 0) {

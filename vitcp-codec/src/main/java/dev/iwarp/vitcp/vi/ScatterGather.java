@@ -103,7 +103,7 @@ final class ScatterGather {
      * Copies into a region's buffer; false if the region was deregistered (possibly concurrently, from another
      * thread: its buffer is then released and Netty refuses the access, so nothing is written).
      */
-    static boolean place(MemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
+    static boolean place(ViMemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
         if (!region.isValid()) {
             return false;
         }

@@ -209,7 +209,7 @@ final class ViReceiver {
     }
 
     private void checkRdmaTarget(InMessage m, ViRdmaHeader h, ViAccess access, boolean viEnabled) {
-        MemoryRegion region = pd.region(h.memoryHandle());
+        ViMemoryRegion region = pd.region(h.memoryHandle());
         m.rdmaAddress = h.rdmaAddress();
         m.rdmaLength = h.rdmaLengthUnsigned();
         m.region = region;
@@ -402,7 +402,7 @@ final class ViReceiver {
         final int messageNumber;
         long offset;
         RecvRequest recv;
-        MemoryRegion region;
+        ViMemoryRegion region;
         long rdmaAddress;
         long rdmaLength;
         int error;

@@ -315,7 +315,7 @@ final class ViTransmitter {
     }
 
     /** Queues the response to the peer's RDMA Read Request {@code messageNumber} (§2.2.2.2.6). */
-    void queueReadResponse(int messageNumber, MemoryRegion region, long address, long length) {
+    void queueReadResponse(int messageNumber, ViMemoryRegion region, long address, long length) {
         responses.add(new ReadResponse(messageNumber, region, address, length));
     }
 
@@ -355,12 +355,12 @@ final class ViTransmitter {
 
     private static final class ReadResponse {
         final int messageNumber;
-        final MemoryRegion region;
+        final ViMemoryRegion region;
         final long address;
         final long length;
         long offset;
 
-        ReadResponse(int messageNumber, MemoryRegion region, long address, long length) {
+        ReadResponse(int messageNumber, ViMemoryRegion region, long address, long length) {
             this.messageNumber = messageNumber;
             this.region = region;
             this.address = address;

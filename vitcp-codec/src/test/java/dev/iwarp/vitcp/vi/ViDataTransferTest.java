@@ -40,8 +40,8 @@ class ViDataTransferTest {
     @EnumSource(ViReliabilityLevel.class)
     void sendAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdA, 16 << 20);
-            MemoryRegion dst = p.region(p.pdB, 16 << 20);
+            ViMemoryRegion src = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion dst = p.region(p.pdB, 16 << 20);
             p.connect();
             p.pair.record(true);
             long wr = 0;
@@ -80,9 +80,9 @@ class ViDataTransferTest {
     @EnumSource(ViReliabilityLevel.class)
     void rdmaWriteWithImmediateDataAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdA, 16 << 20);
-            MemoryRegion dst = p.region(p.pdB, (16 << 20) + 100, ViAccess.RDMA_WRITE);
-            MemoryRegion none = p.region(p.pdB, 1);
+            ViMemoryRegion src = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion dst = p.region(p.pdB, (16 << 20) + 100, ViAccess.RDMA_WRITE);
+            ViMemoryRegion none = p.region(p.pdB, 1);
             p.connect();
             long wr = 0;
             for (int size : SIZES) {
@@ -113,8 +113,8 @@ class ViDataTransferTest {
     @EnumSource(value = ViReliabilityLevel.class, names = {"RELIABLE_DELIVERY", "RELIABLE_RECEPTION"})
     void rdmaReadAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdB, 16 << 20, ViAccess.RDMA_READ);
-            MemoryRegion dst = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion src = p.region(p.pdB, 16 << 20, ViAccess.RDMA_READ);
+            ViMemoryRegion dst = p.region(p.pdA, 16 << 20);
             p.connect();
             long wr = 0;
             for (int size : SIZES) {
@@ -134,7 +134,7 @@ class ViDataTransferTest {
     @Test
     void rdmaReadIsNotAvailableOnUnreliable() {
         try (ViPair p = new ViPair(config(ViReliabilityLevel.UNRELIABLE), config(ViReliabilityLevel.UNRELIABLE))) {
-            MemoryRegion dst = p.region(p.pdA, 16);
+            ViMemoryRegion dst = p.region(p.pdA, 16);
             p.connect();
             p.a.postSend(SendRequest.rdmaRead(1, 0, 1, dst.segment(0, 16)));
             assertEquals(ViStatus.NOT_SUPPORTED, p.sendA.poll().status());
@@ -145,10 +145,10 @@ class ViDataTransferTest {
     void readResponsesInterleaveWithAnotherMessage() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion readSrc = p.region(p.pdB, 8 * MTU, ViAccess.RDMA_READ);
-            MemoryRegion sendSrc = p.region(p.pdB, 8 * MTU);
-            MemoryRegion readDst = p.region(p.pdA, 8 * MTU);
-            MemoryRegion recvDst = p.region(p.pdA, 8 * MTU);
+            ViMemoryRegion readSrc = p.region(p.pdB, 8 * MTU, ViAccess.RDMA_READ);
+            ViMemoryRegion sendSrc = p.region(p.pdB, 8 * MTU);
+            ViMemoryRegion readDst = p.region(p.pdA, 8 * MTU);
+            ViMemoryRegion recvDst = p.region(p.pdA, 8 * MTU);
             byte[] readData = pattern(8 * MTU, 1);
             byte[] sendData = pattern(8 * MTU, 2);
             fill(readSrc, readData);
@@ -185,8 +185,8 @@ class ViDataTransferTest {
     void descriptorFlowControlHoldsAndReleasesSends() {
         VitcpConfig holder = VitcpConfig.builder().mtu(MTU).descriptorFlowControl(true).build();
         try (ViPair p = new ViPair(holder, config(ViReliabilityLevel.RELIABLE_DELIVERY))) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion dst = p.region(p.pdB, 3 * 64);
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 3 * 64);
             p.b.postRecv(RecvRequest.of(100, dst.segment(0, 64))); // posted before connecting: in the CE segment
             p.connect();
             p.pair.record(true);
@@ -220,7 +220,7 @@ class ViDataTransferTest {
     void sendWithoutReceiveDescriptorIsADescriptorErrorInTheMessageAck() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion src = p.region(p.pdA, 64);
             p.connect();
             p.pair.record(true);
             p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
@@ -240,9 +240,9 @@ class ViDataTransferTest {
     void protectionErrorReportedInMessageAckAtReliableReception() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion readOnly = p.region(p.pdB, 32, ViAccess.RDMA_READ);
-            MemoryRegion other = p.region(p.pdA, 64);
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion readOnly = p.region(p.pdB, 32, ViAccess.RDMA_READ);
+            ViMemoryRegion other = p.region(p.pdA, 64);
             p.connect();
             p.pair.record(true);
             fill(src, pattern(64, 9));
@@ -271,9 +271,9 @@ class ViDataTransferTest {
     void outOfBoundsWriteIsRefusedAtEveryLevel() {
         for (ViReliabilityLevel level : ViReliabilityLevel.values()) {
             try (ViPair p = new ViPair(config(level), config(level))) {
-                MemoryRegion src = p.region(p.pdA, 64);
-                MemoryRegion dst = p.region(p.pdB, 32, ViAccess.RDMA_WRITE);
-                MemoryRegion dst2 = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
+                ViMemoryRegion src = p.region(p.pdA, 64);
+                ViMemoryRegion dst = p.region(p.pdB, 32, ViAccess.RDMA_WRITE);
+                ViMemoryRegion dst2 = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
                 fill(src, pattern(64, 5));
                 p.connect();
                 p.a.postSend(SendRequest.rdmaWrite(1, dst.address() + 16, dst.handle(), src.segment(0, 32)));
@@ -313,8 +313,8 @@ class ViDataTransferTest {
     void crcErrorPerReliabilityLevel(ViReliabilityLevel level) {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(level).mtu(MTU).crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 100);
-            MemoryRegion dst = p.region(p.pdB, 200);
+            ViMemoryRegion src = p.region(p.pdA, 100);
+            ViMemoryRegion dst = p.region(p.pdB, 200);
             fill(src, pattern(100, 4));
             p.connect();
             assertTrue(p.a.connection().crcEnabled());
@@ -359,8 +359,8 @@ class ViDataTransferTest {
     void readWindowLimitsOutstandingReads() {
         VitcpConfig cfg = VitcpConfig.builder().mtu(MTU).rdmaReadWindow(1).build();
         try (ViPair p = new ViPair(cfg, VitcpConfig.builder().mtu(MTU).rdmaReadWindow(8).build())) {
-            MemoryRegion src = p.region(p.pdB, 3 * MTU, ViAccess.RDMA_READ);
-            MemoryRegion dst = p.region(p.pdA, 3 * MTU);
+            ViMemoryRegion src = p.region(p.pdB, 3 * MTU, ViAccess.RDMA_READ);
+            ViMemoryRegion dst = p.region(p.pdA, 3 * MTU);
             fill(src, pattern(3 * MTU, 11));
             assertEquals(1, p.connect().rdmaReadWindow());
             p.pair.record(true);
@@ -396,9 +396,9 @@ class ViDataTransferTest {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_DELIVERY);
         try (ViPair p = new ViPair(cfg, cfg)) {
             ByteBuf buf = io.netty.buffer.Unpooled.buffer(64, 64).writeZero(64);
-            MemoryRegion src = p.pdA.register(buf, new ViAccess[0]);
+            ViMemoryRegion src = p.pdA.register(buf, new ViAccess[0]);
             buf.release();
-            MemoryRegion dst = p.region(p.pdB, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
             p.b.postRecv(RecvRequest.of(1, dst.all()));
             p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
@@ -415,7 +415,7 @@ class ViDataTransferTest {
     void disconnectFlushesOutstandingDescriptors() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion dst = p.region(p.pdB, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
             p.b.postRecv(RecvRequest.of(1, dst.all()));
             p.pair.pump();
@@ -432,9 +432,9 @@ class ViDataTransferTest {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(ViReliabilityLevel.UNRELIABLE).mtu(MTU)
                 .crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion dst = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
-            MemoryRegion imm = p.region(p.pdB, 1);
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
+            ViMemoryRegion imm = p.region(p.pdB, 1);
             fill(src, pattern(64, 8));
             p.connect();
             boolean[] done = {false};

@@ -38,12 +38,12 @@ class ViHostilePeerTest {
 
     private final ProtectionDomain pd = new ProtectionDomain();
     private final ViCompletionQueue cq = new ViCompletionQueue();
-    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final List<ViMemoryRegion> regions = new ArrayList<>();
     private EmbeddedChannel vi;
 
-    private MemoryRegion region(int size, ViAccess... access) {
+    private ViMemoryRegion region(int size, ViAccess... access) {
         ByteBuf b = Unpooled.buffer(size, size).writeZero(size);
-        MemoryRegion r = pd.register(b, access);
+        ViMemoryRegion r = pd.register(b, access);
         b.release();
         regions.add(r);
         return r;
@@ -112,13 +112,13 @@ class ViHostilePeerTest {
         if (vi != null) {
             vi.finishAndReleaseAll();
         }
-        regions.forEach(MemoryRegion::deregister);
+        regions.forEach(ViMemoryRegion::deregister);
     }
 
     @Test
     void segmentAtWrongDataOffset() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64);
+        ViMemoryRegion r = region(64);
         ep.postRecv(RecvRequest.of(1, r.all()));
         peerSends(send(5, 0, false).build(Unpooled.wrappedBuffer(new byte[] {1, 2})));
         peerSends(send(5, 3, true).build(Unpooled.wrappedBuffer(new byte[] {3})));
@@ -178,7 +178,7 @@ class ViHostilePeerTest {
     @Test
     void rdmaWriteWhenTheViDisabledIt() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, false);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         peerSends(ViSegment.builder(ViSegmentType.RDMA_WRITE).messageNumber(3).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address(), r.handle(), 4)).build(Unpooled.wrappedBuffer(new byte[] {
                     1, 2, 3, 4})));
@@ -189,7 +189,7 @@ class ViHostilePeerTest {
     @Test
     void rdmaWriteWithUnknownHandleOrWrappingAddress() {
         connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         // address just below the region with a length that wraps into it: outside, refused, closed (no NOP)
         peerSends(ViSegment.builder(ViSegmentType.RDMA_WRITE).messageNumber(3).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address() - 2, r.handle(), 4)).build(Unpooled.wrappedBuffer(
@@ -203,7 +203,7 @@ class ViHostilePeerTest {
     @Test
     void readRequestsBeyondTheWindow() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_READ);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_READ);
         // both arrive in one read, so the first response is not yet sent when the second request is seen
         EmbeddedChannel enc = new EmbeddedChannel(new VitcpSegmentEncoder(VitcpCrcMode.ETHERNET_REFLECTED));
         for (int msg = 1; msg <= 2; msg++) {
@@ -223,7 +223,7 @@ class ViHostilePeerTest {
     @Test
     void readRequestWithoutReadAccess() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_REQUEST).messageNumber(9).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address(), r.handle(), 64)).build());
         assertErrorNopAndClose(9, ViRemoteErrorCode.MPE);
@@ -240,8 +240,8 @@ class ViHostilePeerTest {
     @Test
     void sendLongerThanTheReceiveDescriptorOnUnreliableIsDropped() {
         ViEndpoint ep = connect(ViReliabilityLevel.UNRELIABLE, true);
-        MemoryRegion small = region(4);
-        MemoryRegion next = region(8);
+        ViMemoryRegion small = region(4);
+        ViMemoryRegion next = region(8);
         ep.postRecv(RecvRequest.of(1, small.all()));
         ep.postRecv(RecvRequest.of(2, next.all()));
         peerSends(send(1, 0, true).build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6})));
@@ -272,7 +272,7 @@ class ViHostilePeerTest {
     @Test
     void rxDescriptorsPostedWrapsModulo65536() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true, true);
-        MemoryRegion r = region(1);
+        ViMemoryRegion r = region(1);
         int total = 65540;
         for (int i = 0; i < total; i++) {
             ep.postSend(SendRequest.send(i, r.segment(0, 0)));
@@ -294,7 +294,7 @@ class ViHostilePeerTest {
     @Test
     void readResponseMarkedWithTransmitErrorCompletesTheReadInError() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion dst = region(8);
+        ViMemoryRegion dst = region(8);
         ep.postSend(SendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
         List<ViSegment> sent = viSent();
         assertEquals(ViSegmentType.RDMA_READ_REQUEST, sent.get(0).type());
@@ -312,8 +312,8 @@ class ViHostilePeerTest {
     @Test
     void readResponseLongerThanTheReadIsRefused() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion dst = region(4);
-        MemoryRegion after = region(16);
+        ViMemoryRegion dst = region(4);
+        ViMemoryRegion after = region(16);
         ep.postSend(SendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
         int msg = viSent().get(0).messageNumber();
         peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).endOfMessage(true)

@@ -35,12 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The VI API over real TCP on the loopback interface. */
 class ViProviderTest {
-    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final List<ViMemoryRegion> regions = new ArrayList<>();
 
-    private MemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+    private ViMemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
         ByteBuf buf = Unpooled.directBuffer(size, size);
         buf.writerIndex(size);
-        MemoryRegion r = pd.register(buf, access);
+        ViMemoryRegion r = pd.register(buf, access);
         buf.release();
         regions.add(r);
         return r;
@@ -60,7 +60,7 @@ class ViProviderTest {
     }
 
     private void deregisterAll() {
-        regions.forEach(MemoryRegion::deregister);
+        regions.forEach(ViMemoryRegion::deregister);
     }
 
     @Test
@@ -72,8 +72,8 @@ class ViProviderTest {
             ProtectionDomain pdB = new ProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, 1 << 20);
-            MemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            ViMemoryRegion recvB = region(pdB, 1 << 20);
+            ViMemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
             b.postRecv(RecvRequest.of(1, recvB.all()));
             b.postRecv(RecvRequest.of(2, recvB.segment(0, 0)));
             CompletableFuture<VitcpConnection> accepted = new CompletableFuture<>();
@@ -90,8 +90,8 @@ class ViProviderTest {
             ProtectionDomain pdA = new ProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, 1 << 20);
-            MemoryRegion dstA = region(pdA, 1 << 20);
+            ViMemoryRegion srcA = region(pdA, 1 << 20);
+            ViMemoryRegion dstA = region(pdA, 1 << 20);
             VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             assertTrue(c.crcEnabled());
             assertEquals(4096, c.mtu());
@@ -145,14 +145,14 @@ class ViProviderTest {
             ProtectionDomain pdB = new ProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, max);
-            MemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            ViMemoryRegion recvB = region(pdB, max);
+            ViMemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
             listener.register(SERVER, cfg, request -> b.accept(request));
             ProtectionDomain pdA = new ProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, max);
-            MemoryRegion dstA = region(pdA, max);
+            ViMemoryRegion srcA = region(pdA, max);
+            ViMemoryRegion dstA = region(pdA, max);
             provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             long wr = 100;
             for (int size : ViDataTransferTest.SIZES) {
@@ -189,7 +189,7 @@ class ViProviderTest {
         }
     }
 
-    private static byte[] bytes(MemoryRegion r, int n) {
+    private static byte[] bytes(ViMemoryRegion r, int n) {
         byte[] b = new byte[n];
         r.buffer().getBytes(0, b);
         return b;
@@ -210,12 +210,12 @@ class ViProviderTest {
             ProtectionDomain pdB = new ProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, 64);
+            ViMemoryRegion recvB = region(pdB, 64);
             listener.register(SERVER, cfg, b::accept);
             ProtectionDomain pdA = new ProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, 64);
+            ViMemoryRegion srcA = region(pdA, 64);
             byte[] data = pattern(64, 9);
             srcA.buffer().setBytes(0, data);
             clientSide.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);

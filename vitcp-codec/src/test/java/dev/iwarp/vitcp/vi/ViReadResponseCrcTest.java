@@ -21,8 +21,8 @@ class ViReadResponseCrcTest {
                 .crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
             int size = 256 * 1024;
-            MemoryRegion src = p.region(p.pdB, size, ViAccess.RDMA_READ, ViAccess.RDMA_WRITE);
-            MemoryRegion dst = p.region(p.pdA, size);
+            ViMemoryRegion src = p.region(p.pdB, size, ViAccess.RDMA_READ, ViAccess.RDMA_WRITE);
+            ViMemoryRegion dst = p.region(p.pdA, size);
             ViPair.fill(src, ViPair.pattern(size, 7));
             assertTrue(p.connect().crcEnabled());
             int[] written = {0};

@@ -9,7 +9,7 @@ import java.util.Set;
  * "Memory handles are used to identify the region and to qualify virtual memory addresses"), unlike the STag plus
  * zero-based offset of iWARP verbs.
  */
-public final class MemoryRegion {
+public final class ViMemoryRegion {
     private final ProtectionDomain pd;
     private final int handle;
     private final long address;
@@ -17,7 +17,7 @@ public final class MemoryRegion {
     private final Set<ViAccess> access;
     private volatile boolean valid = true;
 
-    MemoryRegion(ProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
+    ViMemoryRegion(ProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
         this.pd = pd;
         this.handle = handle;
         this.address = address;
@@ -86,7 +86,7 @@ public final class MemoryRegion {
 
     @Override
     public String toString() {
-        return "MemoryRegion(handle=0x" + Integer.toHexString(handle) + ", address=0x" + Long.toHexString(address)
+        return "ViMemoryRegion(handle=0x" + Integer.toHexString(handle) + ", address=0x" + Long.toHexString(address)
                 + ", length=" + length() + ", " + access + (valid ? "" : ", deregistered") + ")";
     }
 }
