@@ -1,6 +1,6 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.vitcp.vi.ProtectionDomain;
+import dev.iwarp.vitcp.vi.ViProtectionDomain;
 import dev.iwarp.vitcp.vi.ViAccess;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A VI protection domain as a {@link WireDomain} of {@link VitcpWire}: its regions are {@link VitcpRegion}s. */
-record VitcpDomain(ProtectionDomain pd) implements WireDomain {
+record VitcpDomain(ViProtectionDomain pd) implements WireDomain {
     @Override
     public WireRegion register(ByteBuf memory, WireAccess... access) {
         return new VitcpRegion(pd.register(memory, map(access)), null);
@@ -28,7 +28,7 @@ record VitcpDomain(ProtectionDomain pd) implements WireDomain {
     }
 
     /** The VI protection domain behind {@code domain}, which must be one of this wire's. */
-    static ProtectionDomain pdOf(WireDomain domain) {
+    static ViProtectionDomain pdOf(WireDomain domain) {
         if (domain instanceof VitcpDomain d) {
             return d.pd;
         }

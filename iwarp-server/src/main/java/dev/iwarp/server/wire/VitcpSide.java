@@ -1,6 +1,6 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.vitcp.vi.ProtectionDomain;
+import dev.iwarp.vitcp.vi.ViProtectionDomain;
 import dev.iwarp.vitcp.vi.ViProvider;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -24,7 +24,7 @@ abstract class VitcpSide {
     final EventLoopGroup group;
     final ViProvider provider;
     /** The domains allocated here, whose regions {@link #close} deregisters; weak: one nobody holds is gone. */
-    private final Set<ProtectionDomain> domains = Collections.newSetFromMap(new WeakHashMap<>());
+    private final Set<ViProtectionDomain> domains = Collections.newSetFromMap(new WeakHashMap<>());
 
     VitcpSide(byte[] discriminator, int threads, UnaryOperator<IoHandlerFactory> ioHandlers) {
         this.discriminator = discriminator.clone();
@@ -37,7 +37,7 @@ abstract class VitcpSide {
     }
 
     public WireDomain allocDomain() {
-        ProtectionDomain pd = new ProtectionDomain();
+        ViProtectionDomain pd = new ViProtectionDomain();
         synchronized (domains) {
             domains.add(pd);
         }
@@ -49,11 +49,11 @@ abstract class VitcpSide {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         // as the iWARP device at its close: regions still registered give their buffers back (the event
         // loops have stopped, so no segment gathers from them any more)
-        List<ProtectionDomain> open;
+        List<ViProtectionDomain> open;
         synchronized (domains) {
             open = new ArrayList<>(domains);
             domains.clear();
         }
-        open.forEach(ProtectionDomain::deregisterAll);
+        open.forEach(ViProtectionDomain::deregisterAll);
     }
 }

@@ -6,7 +6,7 @@ import dev.iwarp.vitcp.VitcpConnection;
 import dev.iwarp.vitcp.vi.ViCompletionQueue;
 import dev.iwarp.vitcp.vi.DataSegment;
 import dev.iwarp.vitcp.vi.ViMemoryRegion;
-import dev.iwarp.vitcp.vi.ProtectionDomain;
+import dev.iwarp.vitcp.vi.ViProtectionDomain;
 import dev.iwarp.vitcp.vi.RecvRequest;
 import dev.iwarp.vitcp.vi.SendRequest;
 import dev.iwarp.vitcp.vi.ViCompletion;
@@ -20,7 +20,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The VI/TCP adapter (draft-dicecco-vitcp-01): the wire-neutral shapes over vitcp-codec's VI API
- * ({@code ViProvider}, {@code ViEndpoint}, VI {@code ProtectionDomain}/{@code ViMemoryRegion}). NIO transport.
+ * ({@code ViProvider}, {@code ViEndpoint}, VI {@code ViProtectionDomain}/{@code ViMemoryRegion}). NIO transport.
  * Its listening side is {@code VitcpServerWire}, its connecting side {@code VitcpClientWire}, its memory
  * {@code VitcpDomain} and {@code VitcpRegion}; each connection is a {@link Connection} over one VI endpoint.
  */
@@ -32,7 +32,7 @@ public final class VitcpWire {
     }
 
     /** A VI protection domain as a {@link WireDomain}. */
-    public static WireDomain domain(ProtectionDomain pd) {
+    public static WireDomain domain(ViProtectionDomain pd) {
         return new VitcpDomain(pd);
     }
 
@@ -89,7 +89,7 @@ public final class VitcpWire {
         /** Set by the side that made it: completes once the VI connection is established. */
         volatile CompletableFuture<VitcpConnection> established;
 
-        Connection(ProtectionDomain pd, VitcpConfig config, WireCompletionListener listener) {
+        Connection(ViProtectionDomain pd, VitcpConfig config, WireCompletionListener listener) {
             ViCompletionQueue sendCq = new ViCompletionQueue();
             ViCompletionQueue recvCq = new ViCompletionQueue();
             sendCq.setListener(c -> deliver(listener, c));

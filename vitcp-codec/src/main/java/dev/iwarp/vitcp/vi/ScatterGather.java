@@ -122,7 +122,7 @@ final class ScatterGather {
         }
     }
 
-    static boolean allValid(List<DataSegment> segments, ProtectionDomain pd) {
+    static boolean allValid(List<DataSegment> segments, ViProtectionDomain pd) {
         for (DataSegment s : segments) {
             if (!s.valid() || s.region().protectionDomain() != pd) {
                 return false;

@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * accepting a request, {@link #accept}). Methods are thread-safe; work is handed to the connection's event loop.
  */
 public final class ViEndpoint {
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final ViCompletionQueue sendCq;
     private final ViCompletionQueue recvCq;
     private final VitcpConfig config;
@@ -29,7 +29,7 @@ public final class ViEndpoint {
     private volatile String failure;
 
     /** An unconnected VI endpoint: its protection domain, completion queues and attributes. */
-    public ViEndpoint(ProtectionDomain pd, ViCompletionQueue sendCq, ViCompletionQueue recvCq, VitcpConfig config) {
+    public ViEndpoint(ViProtectionDomain pd, ViCompletionQueue sendCq, ViCompletionQueue recvCq, VitcpConfig config) {
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -37,7 +37,7 @@ public final class ViEndpoint {
     }
 
     /** The protection domain of the endpoint's descriptors. */
-    public ProtectionDomain protectionDomain() {
+    public ViProtectionDomain protectionDomain() {
         return pd;
     }
 

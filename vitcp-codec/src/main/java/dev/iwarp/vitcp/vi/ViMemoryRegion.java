@@ -10,14 +10,14 @@ import java.util.Set;
  * zero-based offset of iWARP verbs.
  */
 public final class ViMemoryRegion {
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final int handle;
     private final long address;
     private final ByteBuf buffer;
     private final Set<ViAccess> access;
     private volatile boolean valid = true;
 
-    ViMemoryRegion(ProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
+    ViMemoryRegion(ViProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
         this.pd = pd;
         this.handle = handle;
         this.address = address;
@@ -26,7 +26,7 @@ public final class ViMemoryRegion {
     }
 
     /** The protection domain the region belongs to. */
-    public ProtectionDomain protectionDomain() {
+    public ViProtectionDomain protectionDomain() {
         return pd;
     }
 

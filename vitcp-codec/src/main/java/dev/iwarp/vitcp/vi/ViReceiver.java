@@ -33,7 +33,7 @@ final class ViReceiver {
     private final ViEndpointHandler owner;
     private final ViEndpoint endpoint;
     private final VitcpConnection conn;
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final boolean reliableReception;
 
     private final ArrayDeque<RecvRequest> postedRecvs = new ArrayDeque<>();

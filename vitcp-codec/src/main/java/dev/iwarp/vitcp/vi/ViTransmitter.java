@@ -30,7 +30,7 @@ final class ViTransmitter {
     private static final int FLUSH_EVERY = 16;
 
     private final ViEndpointHandler owner;
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final VitcpConnection conn;
     private final int mtu;
     private final boolean reliableReception;
@@ -51,7 +51,7 @@ final class ViTransmitter {
     private final ArrayDeque<ReadResponse> responses = new ArrayDeque<>();
     private ReadResponse currentResponse;
 
-    ViTransmitter(ViEndpointHandler owner, ProtectionDomain pd) {
+    ViTransmitter(ViEndpointHandler owner, ViProtectionDomain pd) {
         this.owner = owner;
         this.pd = pd;
         this.conn = owner.connection();

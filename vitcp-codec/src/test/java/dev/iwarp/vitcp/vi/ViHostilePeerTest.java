@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ViHostilePeerTest {
     static final int MTU = 256;
 
-    private final ProtectionDomain pd = new ProtectionDomain();
+    private final ViProtectionDomain pd = new ViProtectionDomain();
     private final ViCompletionQueue cq = new ViCompletionQueue();
     private final List<ViMemoryRegion> regions = new ArrayList<>();
     private EmbeddedChannel vi;

@@ -19,8 +19,8 @@ final class ViPair implements AutoCloseable {
     static final byte[] CLIENT = "client".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SERVER = "server".getBytes(StandardCharsets.US_ASCII);
 
-    final ProtectionDomain pdA = new ProtectionDomain();
-    final ProtectionDomain pdB = new ProtectionDomain();
+    final ViProtectionDomain pdA = new ViProtectionDomain();
+    final ViProtectionDomain pdB = new ViProtectionDomain();
     final ViCompletionQueue sendA = new ViCompletionQueue();
     final ViCompletionQueue recvA = new ViCompletionQueue();
     final ViCompletionQueue sendB = new ViCompletionQueue();
@@ -48,7 +48,7 @@ final class ViPair implements AutoCloseable {
         return a.connection();
     }
 
-    ViMemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+    ViMemoryRegion region(ViProtectionDomain pd, int size, ViAccess... access) {
         ByteBuf buf = Unpooled.buffer(size, size);
         buf.writerIndex(size);
         ViMemoryRegion r = pd.register(buf, access);

@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ViProviderTest {
     private final List<ViMemoryRegion> regions = new ArrayList<>();
 
-    private ViMemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+    private ViMemoryRegion region(ViProtectionDomain pd, int size, ViAccess... access) {
         ByteBuf buf = Unpooled.directBuffer(size, size);
         buf.writerIndex(size);
         ViMemoryRegion r = pd.register(buf, access);
@@ -69,7 +69,7 @@ class ViProviderTest {
                 .crcOption(true).mtu(4096).build();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
+            ViProtectionDomain pdB = new ViProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             ViMemoryRegion recvB = region(pdB, 1 << 20);
@@ -87,7 +87,7 @@ class ViProviderTest {
                         }
                     })));
 
-            ProtectionDomain pdA = new ProtectionDomain();
+            ViProtectionDomain pdA = new ViProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             ViMemoryRegion srcA = region(pdA, 1 << 20);
@@ -142,13 +142,13 @@ class ViProviderTest {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(level).crcOption(true).mtu(mtu).build();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
+            ViProtectionDomain pdB = new ViProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             ViMemoryRegion recvB = region(pdB, max);
             ViMemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
             listener.register(SERVER, cfg, request -> b.accept(request));
-            ProtectionDomain pdA = new ProtectionDomain();
+            ViProtectionDomain pdA = new ViProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             ViMemoryRegion srcA = region(pdA, max);
@@ -207,12 +207,12 @@ class ViProviderTest {
         try (ViProvider serverSide = new ViProvider();
              ViProvider clientSide = new ViProvider();
              ViListener listener = serverSide.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
+            ViProtectionDomain pdB = new ViProtectionDomain();
             ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             ViMemoryRegion recvB = region(pdB, 64);
             listener.register(SERVER, cfg, b::accept);
-            ProtectionDomain pdA = new ProtectionDomain();
+            ViProtectionDomain pdA = new ViProtectionDomain();
             ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
             ViMemoryRegion srcA = region(pdA, 64);
@@ -253,14 +253,14 @@ class ViProviderTest {
         byte[] acceptData = pattern(64, 5); // the 64-octet maximum of §3.3
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             CompletableFuture<io.netty.channel.Channel> requestChannel = new CompletableFuture<>();
             listener.register(SERVER, cfg, request -> {
                 requestChannel.complete(request.channel());
                 assertThrows(IllegalArgumentException.class, () -> b.accept(request, new byte[65]));
                 b.accept(request, acceptData);
             });
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             assertEquals(null, a.channel(), "no channel before connecting");
             VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             assertArrayEquals(acceptData, c.remoteDiscriminator());
@@ -281,7 +281,7 @@ class ViProviderTest {
         VitcpConfig cfg = VitcpConfig.defaults();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS));
             assertEquals(VitcpConnectException.Reason.NO_MATCH,
@@ -295,8 +295,8 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint lowVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
+            ViEndpoint lowVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint highVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             // the higher address starts first: its ConnectRequests get ConnectNoMatch until the lower end waits
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
@@ -320,7 +320,7 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
+            ViEndpoint highVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
                     SERVER);
@@ -342,7 +342,7 @@ class ViProviderTest {
         io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
                 io.netty.channel.nio.NioIoHandler.newFactory());
         try (ViProvider provider = new ViProvider(group)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             table.register(SERVER, cfg, false, b::accept);
             io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap().group(group)
                     .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
@@ -364,7 +364,7 @@ class ViProviderTest {
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             try {
-                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
+                ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                         cfg);
                 VitcpConnection c = provider.connect(a, (InetSocketAddress) server.localAddress(), CLIENT, SERVER)
                         .get(20, TimeUnit.SECONDS);

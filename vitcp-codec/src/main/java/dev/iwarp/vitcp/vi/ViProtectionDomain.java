@@ -7,17 +7,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Memory registration scope (VIA protection tag; the verbs ProtectionDomain). Regions registered here are the only
+ * Memory registration scope (VIA protection tag; the verbs ViProtectionDomain). Regions registered here are the only
  * memory a peer's RDMA or a receive can touch on endpoints of this domain. Thread-safe.
  */
-public final class ProtectionDomain {
+public final class ViProtectionDomain {
     private static final AtomicInteger DOMAINS = new AtomicInteger();
 
     private final ConcurrentHashMap<Integer, ViMemoryRegion> regions = new ConcurrentHashMap<>();
     private final AtomicInteger nextHandle;
 
     /** A new, empty protection domain. */
-    public ProtectionDomain() {
+    public ViProtectionDomain() {
         // handles of different domains differ in their top octet, so a stray handle rarely aliases
         nextHandle = new AtomicInteger((DOMAINS.incrementAndGet() & 0xFF) << 24 | 1);
     }
