@@ -7,7 +7,7 @@ import dev.iwarp.vitcp.vi.ViCompletionQueue;
 import dev.iwarp.vitcp.vi.DataSegment;
 import dev.iwarp.vitcp.vi.ViMemoryRegion;
 import dev.iwarp.vitcp.vi.ViProtectionDomain;
-import dev.iwarp.vitcp.vi.RecvRequest;
+import dev.iwarp.vitcp.vi.ViRecvRequest;
 import dev.iwarp.vitcp.vi.SendRequest;
 import dev.iwarp.vitcp.vi.ViCompletion;
 import dev.iwarp.vitcp.vi.ViEndpoint;
@@ -118,7 +118,7 @@ public final class VitcpWire {
 
         @Override
         public void postRecv(long wrId, WireRegion local, int offset, int length) {
-            endpoint.postRecv(RecvRequest.of(wrId, segment(local, offset, length)));
+            endpoint.postRecv(ViRecvRequest.of(wrId, segment(local, offset, length)));
         }
 
         @Override

@@ -23,7 +23,7 @@ public final class ViEndpoint {
     private final ViCompletionQueue recvCq;
     private final VitcpConfig config;
     private final Object lock = new Object();
-    private final List<RecvRequest> prePosted = new ArrayList<>();
+    private final List<ViRecvRequest> prePosted = new ArrayList<>();
     private ViEndpointHandler handler;
     private boolean handlerCreated;
     private volatile String failure;
@@ -60,7 +60,7 @@ public final class ViEndpoint {
      * Posts a receive descriptor; allowed before the VI is connected (then reported in the CE segment). From any
      * thread, the descriptor is posted when this returns: a Send that arrives afterwards finds it [VIPL VipPostRecv].
      */
-    public void postRecv(RecvRequest r) {
+    public void postRecv(ViRecvRequest r) {
         ViEndpointHandler h;
         synchronized (lock) {
             h = handler;
@@ -169,10 +169,10 @@ public final class ViEndpoint {
         }
     }
 
-    List<RecvRequest> attach(ViEndpointHandler h) {
+    List<ViRecvRequest> attach(ViEndpointHandler h) {
         synchronized (lock) {
             handler = h;
-            List<RecvRequest> l = new ArrayList<>(prePosted);
+            List<ViRecvRequest> l = new ArrayList<>(prePosted);
             prePosted.clear();
             return l;
         }

@@ -82,12 +82,12 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
 
     // =================================================================== API entry points (event loop)
 
-    void postRecv(RecvRequest r) {
+    void postRecv(ViRecvRequest r) {
         rx.takePosted(); // receives posted earlier from other threads keep their place
         rx.postRecv(r);
     }
 
-    void postRecvFromAnyThread(RecvRequest r) {
+    void postRecvFromAnyThread(ViRecvRequest r) {
         rx.postRecvFromAnyThread(r);
     }
 

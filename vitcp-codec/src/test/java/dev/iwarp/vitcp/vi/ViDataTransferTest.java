@@ -48,7 +48,7 @@ class ViDataTransferTest {
             for (int size : SIZES) {
                 byte[] data = pattern(size, size);
                 fill(src, data);
-                p.b.postRecv(RecvRequest.of(++wr, dst.segment(0, 16 << 20)));
+                p.b.postRecv(ViRecvRequest.of(++wr, dst.segment(0, 16 << 20)));
                 p.a.postSend(SendRequest.send(wr, src.segment(0, size)).withImmediate(size));
                 p.pair.pump();
                 ViCompletion r = p.recvB.poll();
@@ -88,7 +88,7 @@ class ViDataTransferTest {
             for (int size : SIZES) {
                 byte[] data = pattern(size, size + 7);
                 fill(src, data);
-                p.b.postRecv(RecvRequest.of(++wr, none.segment(0, 0)));
+                p.b.postRecv(ViRecvRequest.of(++wr, none.segment(0, 0)));
                 p.a.postSend(SendRequest.rdmaWrite(wr, dst.address() + 100, dst.handle(), src.segment(0, size))
                         .withImmediate(0x5EED0000 + size));
                 p.pair.pump();
@@ -155,7 +155,7 @@ class ViDataTransferTest {
             fill(sendSrc, sendData);
             p.connect();
             p.pair.record(true);
-            p.a.postRecv(RecvRequest.of(7, recvDst.all()));
+            p.a.postRecv(ViRecvRequest.of(7, recvDst.all()));
             p.a.postSend(SendRequest.rdmaRead(1, readSrc.address(), readSrc.handle(), readDst.all()));
             p.pair.a().runPendingTasks();   // the Read Request is now on A's wire
             p.b.postSend(SendRequest.send(2, sendSrc.all())); // B's pump is queued, not yet run
@@ -187,7 +187,7 @@ class ViDataTransferTest {
         try (ViPair p = new ViPair(holder, config(ViReliabilityLevel.RELIABLE_DELIVERY))) {
             ViMemoryRegion src = p.region(p.pdA, 64);
             ViMemoryRegion dst = p.region(p.pdB, 3 * 64);
-            p.b.postRecv(RecvRequest.of(100, dst.segment(0, 64))); // posted before connecting: in the CE segment
+            p.b.postRecv(ViRecvRequest.of(100, dst.segment(0, 64))); // posted before connecting: in the CE segment
             p.connect();
             p.pair.record(true);
             for (int i = 1; i <= 3; i++) {
@@ -201,13 +201,13 @@ class ViDataTransferTest {
             assertEquals(1, p.sendA.poll().wrId());
             assertNull(p.sendA.poll());
             // B posts one more: it tells A with a NOP (A set Descriptor Flow Control), one more Send is released
-            p.b.postRecv(RecvRequest.of(101, dst.segment(64, 64)));
+            p.b.postRecv(ViRecvRequest.of(101, dst.segment(64, 64)));
             p.pair.pump();
             assertTrue(p.pair.bToA().stream().anyMatch(s -> segmentType(s) == 4));
             assertEquals(101, p.recvB.poll().wrId());
             assertNull(p.recvB.poll());
             assertEquals(2, p.sendA.poll().wrId());
-            p.b.postRecv(RecvRequest.of(102, dst.segment(128, 64)));
+            p.b.postRecv(ViRecvRequest.of(102, dst.segment(128, 64)));
             p.pair.pump();
             assertEquals(102, p.recvB.poll().wrId());
             assertEquals(3, p.sendA.poll().wrId());
@@ -247,7 +247,7 @@ class ViDataTransferTest {
             p.pair.record(true);
             fill(src, pattern(64, 9));
             p.a.postSend(SendRequest.send(0, src.segment(0, 0))); // message 1, needs a receive: post one first
-            p.b.postRecv(RecvRequest.of(50, p.region(p.pdB, 1).segment(0, 0)));
+            p.b.postRecv(ViRecvRequest.of(50, p.region(p.pdB, 1).segment(0, 0)));
             p.pair.pump();
             assertEquals(ViStatus.SUCCESS, p.sendA.poll().status());
             // message 2: RDMA Write into a region without RDMA Write access, message 3 queued behind it
@@ -320,8 +320,8 @@ class ViDataTransferTest {
             assertTrue(p.a.connection().crcEnabled());
             p.pair.record(true);
             corruptFirstSend(p);
-            p.b.postRecv(RecvRequest.of(1, dst.segment(0, 100)));
-            p.b.postRecv(RecvRequest.of(2, dst.segment(100, 100)));
+            p.b.postRecv(ViRecvRequest.of(1, dst.segment(0, 100)));
+            p.b.postRecv(ViRecvRequest.of(2, dst.segment(100, 100)));
             p.a.postSend(SendRequest.send(1, src.segment(0, 100)));
             p.pair.pump();
             // §3.6 action 2: the data is delivered with status transport error
@@ -400,7 +400,7 @@ class ViDataTransferTest {
             buf.release();
             ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
-            p.b.postRecv(RecvRequest.of(1, dst.all()));
+            p.b.postRecv(ViRecvRequest.of(1, dst.all()));
             p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
             src.deregister(); // before the send is transmitted (its pump is still queued)
             p.pair.pump();
@@ -417,7 +417,7 @@ class ViDataTransferTest {
         try (ViPair p = new ViPair(cfg, cfg)) {
             ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
-            p.b.postRecv(RecvRequest.of(1, dst.all()));
+            p.b.postRecv(ViRecvRequest.of(1, dst.all()));
             p.pair.pump();
             p.a.disconnect();
             p.pair.pump();
@@ -448,7 +448,7 @@ class ViDataTransferTest {
                 }
                 return buf;
             });
-            p.b.postRecv(RecvRequest.of(1, imm.segment(0, 0)));
+            p.b.postRecv(ViRecvRequest.of(1, imm.segment(0, 0)));
             p.a.postSend(SendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
             p.pair.pump();
             // §3.6: the VI continues (Unreliable); the damaged write is not placed, its immediate data is in error

@@ -119,7 +119,7 @@ class ViHostilePeerTest {
     void segmentAtWrongDataOffset() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
         ViMemoryRegion r = region(64);
-        ep.postRecv(RecvRequest.of(1, r.all()));
+        ep.postRecv(ViRecvRequest.of(1, r.all()));
         peerSends(send(5, 0, false).build(Unpooled.wrappedBuffer(new byte[] {1, 2})));
         peerSends(send(5, 3, true).build(Unpooled.wrappedBuffer(new byte[] {3})));
         assertErrorNopAndClose(5, ViRemoteErrorCode.UTE);
@@ -129,8 +129,8 @@ class ViHostilePeerTest {
     @Test
     void newMessageBeforeEndOfMessage() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(64).all()));
-        ep.postRecv(RecvRequest.of(2, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(2, region(64).all()));
         peerSends(send(5, 0, false).build(Unpooled.wrappedBuffer(new byte[] {1})));
         peerSends(send(6, 0, true).build(Unpooled.wrappedBuffer(new byte[] {1})));
         assertErrorNopAndClose(6, ViRemoteErrorCode.UTE);
@@ -139,8 +139,8 @@ class ViHostilePeerTest {
     @Test
     void gapInMessageNumbers() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(64).all()));
-        ep.postRecv(RecvRequest.of(2, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(2, region(64).all()));
         peerSends(send(5, 0, true).build());
         peerSends(send(7, 0, true).build());
         List<ViSegment> sent = viSent();
@@ -154,7 +154,7 @@ class ViHostilePeerTest {
     @Test
     void segmentAboveTheAgreedMtu() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(1024).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(1024).all()));
         peerSends(send(1, 0, true).build(Unpooled.wrappedBuffer(new byte[MTU + 1])));
         assertErrorNopAndClose(1, ViRemoteErrorCode.UTE);
     }
@@ -242,8 +242,8 @@ class ViHostilePeerTest {
         ViEndpoint ep = connect(ViReliabilityLevel.UNRELIABLE, true);
         ViMemoryRegion small = region(4);
         ViMemoryRegion next = region(8);
-        ep.postRecv(RecvRequest.of(1, small.all()));
-        ep.postRecv(RecvRequest.of(2, next.all()));
+        ep.postRecv(ViRecvRequest.of(1, small.all()));
+        ep.postRecv(ViRecvRequest.of(2, next.all()));
         peerSends(send(1, 0, true).build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6})));
         ViCompletion c = cq.poll();
         assertEquals(1, c.wrId());

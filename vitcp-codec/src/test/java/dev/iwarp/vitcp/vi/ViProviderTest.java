@@ -74,8 +74,8 @@ class ViProviderTest {
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
             ViMemoryRegion recvB = region(pdB, 1 << 20);
             ViMemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
-            b.postRecv(RecvRequest.of(1, recvB.all()));
-            b.postRecv(RecvRequest.of(2, recvB.segment(0, 0)));
+            b.postRecv(ViRecvRequest.of(1, recvB.all()));
+            b.postRecv(ViRecvRequest.of(2, recvB.segment(0, 0)));
             CompletableFuture<VitcpConnection> accepted = new CompletableFuture<>();
             // the application decides on another thread, later
             listener.register(SERVER, cfg, request -> ForkJoinPool.commonPool().execute(
@@ -158,14 +158,14 @@ class ViProviderTest {
             for (int size : ViDataTransferTest.SIZES) {
                 byte[] data = pattern(size, size);
                 srcA.buffer().setBytes(0, data);
-                b.postRecv(RecvRequest.of(wr, recvB.all()));
+                b.postRecv(ViRecvRequest.of(wr, recvB.all()));
                 a.postSend(SendRequest.send(wr + 1, srcA.segment(0, size)));
                 assertEquals(new ViCompletion(wr + 1, ViOpcode.SEND, ViStatus.SUCCESS, size, 0, false), take(cqA));
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, 0, false), take(cqB),
                         "Send of " + size);
                 assertArrayEquals(data, bytes(recvB, size), "Send of " + size);
 
-                b.postRecv(RecvRequest.of(wr + 2, recvB.segment(0, 0)));
+                b.postRecv(ViRecvRequest.of(wr + 2, recvB.segment(0, 0)));
                 a.postSend(SendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
                         .withImmediate(size));
                 assertEquals(ViStatus.SUCCESS, take(cqA).status(), "RDMA Write of " + size);
@@ -231,7 +231,7 @@ class ViProviderTest {
                 ((AbstractNioChannel.NioUnsafe) chB.unsafe()).read(); // the Send, ahead of postRecv's task
                 return null;
             });
-            b.postRecv(RecvRequest.of(1, recvB.all()));
+            b.postRecv(ViRecvRequest.of(1, recvB.all()));
             a.postSend(SendRequest.send(2, srcA.all()));
             // written to TCP: on loopback the octets are in B's socket once the write returned
             assertEquals(new ViCompletion(2, ViOpcode.SEND, ViStatus.SUCCESS, 64, 0, false), take(cqA));
