@@ -8,7 +8,7 @@ import dev.iwarp.vitcp.vi.DataSegment;
 import dev.iwarp.vitcp.vi.ViMemoryRegion;
 import dev.iwarp.vitcp.vi.ViProtectionDomain;
 import dev.iwarp.vitcp.vi.ViRecvRequest;
-import dev.iwarp.vitcp.vi.SendRequest;
+import dev.iwarp.vitcp.vi.ViSendRequest;
 import dev.iwarp.vitcp.vi.ViCompletion;
 import dev.iwarp.vitcp.vi.ViEndpoint;
 import dev.iwarp.vitcp.vi.ViOpcode;
@@ -123,19 +123,19 @@ public final class VitcpWire {
 
         @Override
         public void postSend(long wrId, WireRegion local, int offset, int length) {
-            endpoint.postSend(SendRequest.send(wrId, segment(local, offset, length)));
+            endpoint.postSend(ViSendRequest.send(wrId, segment(local, offset, length)));
         }
 
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle) {
-            endpoint.postSend(SendRequest.rdmaRead(wrId, remoteAddress, remoteHandle, segment(local, offset, length)));
+            endpoint.postSend(ViSendRequest.rdmaRead(wrId, remoteAddress, remoteHandle, segment(local, offset, length)));
         }
 
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle) {
-            endpoint.postSend(SendRequest.rdmaWrite(wrId, remoteAddress, remoteHandle,
+            endpoint.postSend(ViSendRequest.rdmaWrite(wrId, remoteAddress, remoteHandle,
                     segment(local, offset, length)));
         }
 

@@ -79,7 +79,7 @@ public final class ViEndpoint {
     }
 
     /** Posts a send-queue descriptor. The VI must be connected. Its buffers must not change until it completes. */
-    public void postSend(SendRequest r) {
+    public void postSend(ViSendRequest r) {
         ViEndpointHandler h;
         synchronized (lock) {
             h = handler;

@@ -95,7 +95,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         rx.takePosted();
     }
 
-    void postSend(SendRequest r) {
+    void postSend(ViSendRequest r) {
         tx.postSend(r);
     }
 
@@ -221,7 +221,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
-    void complete(SendRequest r, ViStatus status, long bytes) {
+    void complete(ViSendRequest r, ViStatus status, long bytes) {
         endpoint.sendCq().add(new ViCompletion(r.wrId, r.opcode, status, bytes, r.immediateData, r.immediateDataValid));
     }
 }

@@ -64,7 +64,7 @@ final class ViTransmitter {
         return owner.context();
     }
 
-    void postSend(SendRequest r) {
+    void postSend(ViSendRequest r) {
         if (owner.isFailed()) {
             owner.complete(r, ViStatus.FLUSHED, 0);
             return;
@@ -147,7 +147,7 @@ final class ViTransmitter {
             if (m == null) {
                 return false;
             }
-            SendRequest r = m.request;
+            ViSendRequest r = m.request;
             if (r.opcode == ViOpcode.RDMA_READ && outstandingReads.size() >= conn.rdmaReadWindow()) {
                 return false; // §2.2.2.2.6: the negotiated number of outstanding RDMA Reads
             }
@@ -170,7 +170,7 @@ final class ViTransmitter {
             }
             current = m;
         }
-        SendRequest r = m.request;
+        ViSendRequest r = m.request;
         int n = (int) Math.min(mtu, m.length - m.offset);
         boolean eom = m.offset + n == m.length;
         ByteBuf payload = ScatterGather.gather(ctx().alloc(), r.segments, m.offset, n);
@@ -338,7 +338,7 @@ final class ViTransmitter {
     // =================================================================== state records
 
     static final class OutMessage {
-        final SendRequest request;
+        final ViSendRequest request;
         final long length;
         int messageNumber;
         long offset;
@@ -347,7 +347,7 @@ final class ViTransmitter {
         boolean transportError;
         boolean localError;
 
-        OutMessage(SendRequest request) {
+        OutMessage(ViSendRequest request) {
             this.request = request;
             this.length = request.length();
         }

@@ -49,7 +49,7 @@ class ViDataTransferTest {
                 byte[] data = pattern(size, size);
                 fill(src, data);
                 p.b.postRecv(ViRecvRequest.of(++wr, dst.segment(0, 16 << 20)));
-                p.a.postSend(SendRequest.send(wr, src.segment(0, size)).withImmediate(size));
+                p.a.postSend(ViSendRequest.send(wr, src.segment(0, size)).withImmediate(size));
                 p.pair.pump();
                 ViCompletion r = p.recvB.poll();
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, size, true), r);
@@ -89,7 +89,7 @@ class ViDataTransferTest {
                 byte[] data = pattern(size, size + 7);
                 fill(src, data);
                 p.b.postRecv(ViRecvRequest.of(++wr, none.segment(0, 0)));
-                p.a.postSend(SendRequest.rdmaWrite(wr, dst.address() + 100, dst.handle(), src.segment(0, size))
+                p.a.postSend(ViSendRequest.rdmaWrite(wr, dst.address() + 100, dst.handle(), src.segment(0, size))
                         .withImmediate(0x5EED0000 + size));
                 p.pair.pump();
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, ViStatus.SUCCESS, 0,
@@ -102,7 +102,7 @@ class ViDataTransferTest {
                 assertArrayEquals(data, got, "size " + size);
             }
             // an RDMA Write without immediate data consumes no receive descriptor
-            p.a.postSend(SendRequest.rdmaWrite(99, dst.address(), dst.handle(), src.segment(0, 10)));
+            p.a.postSend(ViSendRequest.rdmaWrite(99, dst.address(), dst.handle(), src.segment(0, 10)));
             p.pair.pump();
             assertEquals(ViStatus.SUCCESS, p.sendA.poll().status());
             assertNull(p.recvB.poll());
@@ -120,7 +120,7 @@ class ViDataTransferTest {
             for (int size : SIZES) {
                 byte[] data = pattern(size, size + 3);
                 fill(src, data);
-                p.a.postSend(SendRequest.rdmaRead(++wr, src.address(), src.handle(), dst.segment(0, size)));
+                p.a.postSend(ViSendRequest.rdmaRead(++wr, src.address(), src.handle(), dst.segment(0, size)));
                 p.pair.pump();
                 assertEquals(new ViCompletion(wr, ViOpcode.RDMA_READ, ViStatus.SUCCESS, size, 0, false),
                         p.sendA.poll());
@@ -136,7 +136,7 @@ class ViDataTransferTest {
         try (ViPair p = new ViPair(config(ViReliabilityLevel.UNRELIABLE), config(ViReliabilityLevel.UNRELIABLE))) {
             ViMemoryRegion dst = p.region(p.pdA, 16);
             p.connect();
-            p.a.postSend(SendRequest.rdmaRead(1, 0, 1, dst.segment(0, 16)));
+            p.a.postSend(ViSendRequest.rdmaRead(1, 0, 1, dst.segment(0, 16)));
             assertEquals(ViStatus.NOT_SUPPORTED, p.sendA.poll().status());
         }
     }
@@ -156,9 +156,9 @@ class ViDataTransferTest {
             p.connect();
             p.pair.record(true);
             p.a.postRecv(ViRecvRequest.of(7, recvDst.all()));
-            p.a.postSend(SendRequest.rdmaRead(1, readSrc.address(), readSrc.handle(), readDst.all()));
+            p.a.postSend(ViSendRequest.rdmaRead(1, readSrc.address(), readSrc.handle(), readDst.all()));
             p.pair.a().runPendingTasks();   // the Read Request is now on A's wire
-            p.b.postSend(SendRequest.send(2, sendSrc.all())); // B's pump is queued, not yet run
+            p.b.postSend(ViSendRequest.send(2, sendSrc.all())); // B's pump is queued, not yet run
             Object request;
             while ((request = p.pair.a().readOutbound()) != null) {
                 p.pair.b().writeInbound(request); // B's read-complete pump sees the request and the Send together
@@ -191,7 +191,7 @@ class ViDataTransferTest {
             p.connect();
             p.pair.record(true);
             for (int i = 1; i <= 3; i++) {
-                p.a.postSend(SendRequest.send(i, src.segment(0, 64)));
+                p.a.postSend(ViSendRequest.send(i, src.segment(0, 64)));
             }
             p.pair.pump();
             // one descriptor was posted, so exactly one Send went out; two are held
@@ -223,7 +223,7 @@ class ViDataTransferTest {
             ViMemoryRegion src = p.region(p.pdA, 64);
             p.connect();
             p.pair.record(true);
-            p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 64)));
             p.pair.pump();
             assertEquals(ViStatus.REMOTE_DESCRIPTOR_ERROR, p.sendA.poll().status());
             // the NOP: Message ACK = 1 (the message in error), Remote Error Code VDE = 0x0002
@@ -246,13 +246,13 @@ class ViDataTransferTest {
             p.connect();
             p.pair.record(true);
             fill(src, pattern(64, 9));
-            p.a.postSend(SendRequest.send(0, src.segment(0, 0))); // message 1, needs a receive: post one first
+            p.a.postSend(ViSendRequest.send(0, src.segment(0, 0))); // message 1, needs a receive: post one first
             p.b.postRecv(ViRecvRequest.of(50, p.region(p.pdB, 1).segment(0, 0)));
             p.pair.pump();
             assertEquals(ViStatus.SUCCESS, p.sendA.poll().status());
             // message 2: RDMA Write into a region without RDMA Write access, message 3 queued behind it
-            p.a.postSend(SendRequest.rdmaWrite(1, readOnly.address(), readOnly.handle(), src.segment(0, 16)));
-            p.a.postSend(SendRequest.send(2, other.segment(0, 4)));
+            p.a.postSend(ViSendRequest.rdmaWrite(1, readOnly.address(), readOnly.handle(), src.segment(0, 16)));
+            p.a.postSend(ViSendRequest.send(2, other.segment(0, 4)));
             p.pair.pump();
             assertEquals(new ViCompletion(1, ViOpcode.RDMA_WRITE, ViStatus.REMOTE_PROTECTION_ERROR, 0, 0, false),
                     p.sendA.poll());
@@ -276,14 +276,14 @@ class ViDataTransferTest {
                 ViMemoryRegion dst2 = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
                 fill(src, pattern(64, 5));
                 p.connect();
-                p.a.postSend(SendRequest.rdmaWrite(1, dst.address() + 16, dst.handle(), src.segment(0, 32)));
+                p.a.postSend(ViSendRequest.rdmaWrite(1, dst.address() + 16, dst.handle(), src.segment(0, 32)));
                 p.pair.pump();
                 assertArrayEquals(new byte[64], read(dst2, 64), level.name());
                 assertArrayEquals(new byte[32], read(dst, 32), level.name());
                 if (level == ViReliabilityLevel.UNRELIABLE) {
                     // dropped, the VI continues
                     assertTrue(p.pair.b().isOpen());
-                    p.a.postSend(SendRequest.rdmaWrite(2, dst2.address(), dst2.handle(), src.segment(0, 64)));
+                    p.a.postSend(ViSendRequest.rdmaWrite(2, dst2.address(), dst2.handle(), src.segment(0, 64)));
                     p.pair.pump();
                     assertArrayEquals(pattern(64, 5), read(dst2, 64));
                 } else {
@@ -322,7 +322,7 @@ class ViDataTransferTest {
             corruptFirstSend(p);
             p.b.postRecv(ViRecvRequest.of(1, dst.segment(0, 100)));
             p.b.postRecv(ViRecvRequest.of(2, dst.segment(100, 100)));
-            p.a.postSend(SendRequest.send(1, src.segment(0, 100)));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 100)));
             p.pair.pump();
             // §3.6 action 2: the data is delivered with status transport error
             ViCompletion r = p.recvB.poll();
@@ -332,7 +332,7 @@ class ViDataTransferTest {
                 case UNRELIABLE -> {
                     // the connection may continue
                     assertTrue(p.pair.a().isOpen() && p.pair.b().isOpen());
-                    p.a.postSend(SendRequest.send(2, src.segment(0, 100)));
+                    p.a.postSend(ViSendRequest.send(2, src.segment(0, 100)));
                     p.pair.pump();
                     assertEquals(new ViCompletion(2, ViOpcode.RECV, ViStatus.SUCCESS, 100, 0, false), p.recvB.poll());
                 }
@@ -365,7 +365,7 @@ class ViDataTransferTest {
             assertEquals(1, p.connect().rdmaReadWindow());
             p.pair.record(true);
             for (int i = 0; i < 3; i++) {
-                p.a.postSend(SendRequest.rdmaRead(i, src.address() + i * MTU, src.handle(),
+                p.a.postSend(ViSendRequest.rdmaRead(i, src.address() + i * MTU, src.handle(),
                         dst.segment(i * MTU, MTU)));
             }
             p.pair.a().runPendingTasks();
@@ -401,7 +401,7 @@ class ViDataTransferTest {
             ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
             p.b.postRecv(ViRecvRequest.of(1, dst.all()));
-            p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 64)));
             src.deregister(); // before the send is transmitted (its pump is still queued)
             p.pair.pump();
             // §2.2.2.2.5 / §3.2: padded, Transmit Error set, the receiver regards the message as in error
@@ -449,13 +449,13 @@ class ViDataTransferTest {
                 return buf;
             });
             p.b.postRecv(ViRecvRequest.of(1, imm.segment(0, 0)));
-            p.a.postSend(SendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
+            p.a.postSend(ViSendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
             p.pair.pump();
             // §3.6: the VI continues (Unreliable); the damaged write is not placed, its immediate data is in error
             assertArrayEquals(new byte[64], read(dst, 64));
             assertEquals(ViStatus.TRANSPORT_ERROR, p.recvB.poll().status());
             assertTrue(p.pair.b().isOpen());
-            p.a.postSend(SendRequest.rdmaWrite(2, dst.address(), dst.handle(), src.all()));
+            p.a.postSend(ViSendRequest.rdmaWrite(2, dst.address(), dst.handle(), src.all()));
             p.pair.pump();
             assertArrayEquals(pattern(64, 8), read(dst, 64));
         }

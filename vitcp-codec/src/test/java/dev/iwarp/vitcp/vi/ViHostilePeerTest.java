@@ -275,7 +275,7 @@ class ViHostilePeerTest {
         ViMemoryRegion r = region(1);
         int total = 65540;
         for (int i = 0; i < total; i++) {
-            ep.postSend(SendRequest.send(i, r.segment(0, 0)));
+            ep.postSend(ViSendRequest.send(i, r.segment(0, 0)));
         }
         assertEquals(0, sendSegmentsWritten(), "the peer posted nothing yet");
         peerSends(ViSegment.builder(ViSegmentType.NOP).rxDescriptorsPosted(0xFFF0).build());
@@ -295,7 +295,7 @@ class ViHostilePeerTest {
     void readResponseMarkedWithTransmitErrorCompletesTheReadInError() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
         ViMemoryRegion dst = region(8);
-        ep.postSend(SendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
+        ep.postSend(ViSendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
         List<ViSegment> sent = viSent();
         assertEquals(ViSegmentType.RDMA_READ_REQUEST, sent.get(0).type());
         assertEquals(new ViRdmaHeader(0x1000, 0x42, 8), sent.get(0).rdmaHeader());
@@ -314,7 +314,7 @@ class ViHostilePeerTest {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
         ViMemoryRegion dst = region(4);
         ViMemoryRegion after = region(16);
-        ep.postSend(SendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
+        ep.postSend(ViSendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
         int msg = viSent().get(0).messageNumber();
         peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).endOfMessage(true)
                 .build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8})));

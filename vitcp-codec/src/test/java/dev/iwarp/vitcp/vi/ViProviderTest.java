@@ -100,20 +100,20 @@ class ViProviderTest {
 
             byte[] data = pattern(1 << 20, 77);
             srcA.buffer().setBytes(0, data);
-            a.postSend(SendRequest.send(10, srcA.all()));
+            a.postSend(ViSendRequest.send(10, srcA.all()));
             assertEquals(new ViCompletion(10, ViOpcode.SEND, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
             assertEquals(new ViCompletion(1, ViOpcode.RECV, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqB));
             byte[] got = new byte[1 << 20];
             recvB.buffer().getBytes(0, got);
             assertArrayEquals(data, got);
 
-            a.postSend(SendRequest.rdmaWrite(11, rdmaB.address(), rdmaB.handle(), srcA.all()).withImmediate(42));
+            a.postSend(ViSendRequest.rdmaWrite(11, rdmaB.address(), rdmaB.handle(), srcA.all()).withImmediate(42));
             assertEquals(ViStatus.SUCCESS, take(cqA).status());
             ViCompletion imm = take(cqB);
             assertEquals(ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, imm.opcode());
             assertEquals(42, imm.immediateData());
 
-            a.postSend(SendRequest.rdmaRead(12, rdmaB.address(), rdmaB.handle(), dstA.all()));
+            a.postSend(ViSendRequest.rdmaRead(12, rdmaB.address(), rdmaB.handle(), dstA.all()));
             assertEquals(new ViCompletion(12, ViOpcode.RDMA_READ, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
             dstA.buffer().getBytes(0, got);
             assertArrayEquals(data, got);
@@ -159,14 +159,14 @@ class ViProviderTest {
                 byte[] data = pattern(size, size);
                 srcA.buffer().setBytes(0, data);
                 b.postRecv(ViRecvRequest.of(wr, recvB.all()));
-                a.postSend(SendRequest.send(wr + 1, srcA.segment(0, size)));
+                a.postSend(ViSendRequest.send(wr + 1, srcA.segment(0, size)));
                 assertEquals(new ViCompletion(wr + 1, ViOpcode.SEND, ViStatus.SUCCESS, size, 0, false), take(cqA));
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, 0, false), take(cqB),
                         "Send of " + size);
                 assertArrayEquals(data, bytes(recvB, size), "Send of " + size);
 
                 b.postRecv(ViRecvRequest.of(wr + 2, recvB.segment(0, 0)));
-                a.postSend(SendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
+                a.postSend(ViSendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
                         .withImmediate(size));
                 assertEquals(ViStatus.SUCCESS, take(cqA).status(), "RDMA Write of " + size);
                 ViCompletion imm = take(cqB);
@@ -176,7 +176,7 @@ class ViProviderTest {
 
                 if (level != ViReliabilityLevel.UNRELIABLE) {
                     dstA.buffer().setZero(0, max);
-                    a.postSend(SendRequest.rdmaRead(wr + 4, rdmaB.address(), rdmaB.handle(), dstA.segment(0, size)));
+                    a.postSend(ViSendRequest.rdmaRead(wr + 4, rdmaB.address(), rdmaB.handle(), dstA.segment(0, size)));
                     assertEquals(new ViCompletion(wr + 4, ViOpcode.RDMA_READ, ViStatus.SUCCESS, size, 0, false),
                             take(cqA), "RDMA Read of " + size);
                     assertArrayEquals(data, bytes(dstA, size), "RDMA Read of " + size);
@@ -232,7 +232,7 @@ class ViProviderTest {
                 return null;
             });
             b.postRecv(ViRecvRequest.of(1, recvB.all()));
-            a.postSend(SendRequest.send(2, srcA.all()));
+            a.postSend(ViSendRequest.send(2, srcA.all()));
             // written to TCP: on loopback the octets are in B's socket once the write returned
             assertEquals(new ViCompletion(2, ViOpcode.SEND, ViStatus.SUCCESS, 64, 0, false), take(cqA));
             sent.countDown();

@@ -31,7 +31,7 @@ class ViReadResponseCrcTest {
                 src.buffer().setByte(written[0]++ % size, written[0]);
                 return b;
             });
-            p.a.postSend(SendRequest.rdmaRead(1, src.address(), src.handle(), dst.segment(0, size)));
+            p.a.postSend(ViSendRequest.rdmaRead(1, src.address(), src.handle(), dst.segment(0, size)));
             p.pair.pump();
             assertTrue(written[0] > 0, "the source changed while the response was in flight");
             ViCompletion c = p.sendA.poll();
