@@ -4,7 +4,7 @@ import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnection;
 import dev.iwarp.vitcp.vi.ViCompletionQueue;
-import dev.iwarp.vitcp.vi.DataSegment;
+import dev.iwarp.vitcp.vi.ViDataSegment;
 import dev.iwarp.vitcp.vi.ViMemoryRegion;
 import dev.iwarp.vitcp.vi.ViProtectionDomain;
 import dev.iwarp.vitcp.vi.ViRecvRequest;
@@ -112,7 +112,7 @@ public final class VitcpWire {
             return f != null && f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
         }
 
-        private static DataSegment segment(WireRegion local, int offset, int length) {
+        private static ViDataSegment segment(WireRegion local, int offset, int length) {
             return ((VitcpRegion) local).mr.segment(offset, length);
         }
 

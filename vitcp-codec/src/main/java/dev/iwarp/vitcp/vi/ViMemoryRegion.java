@@ -66,12 +66,12 @@ public final class ViMemoryRegion {
     }
 
     /** A data segment of this region from {@code offset} (relative to the region start). */
-    public DataSegment segment(int offset, int length) {
-        return new DataSegment(this, address + offset, length);
+    public ViDataSegment segment(int offset, int length) {
+        return new ViDataSegment(this, address + offset, length);
     }
 
     /** A data segment covering the whole region. */
-    public DataSegment all() {
+    public ViDataSegment all() {
         return segment(0, length());
     }
 

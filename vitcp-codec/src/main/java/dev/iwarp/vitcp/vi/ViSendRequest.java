@@ -9,13 +9,13 @@ import java.util.List;
 public final class ViSendRequest {
     final long wrId;
     final ViOpcode opcode;
-    final List<DataSegment> segments;
+    final List<ViDataSegment> segments;
     final long remoteAddress;
     final int remoteHandle;
     final boolean immediateDataValid;
     final int immediateData;
 
-    private ViSendRequest(long wrId, ViOpcode opcode, List<DataSegment> segments, long remoteAddress, int remoteHandle,
+    private ViSendRequest(long wrId, ViOpcode opcode, List<ViDataSegment> segments, long remoteAddress, int remoteHandle,
                         boolean immediateDataValid, int immediateData) {
         this.wrId = wrId;
         this.opcode = opcode;
@@ -27,17 +27,17 @@ public final class ViSendRequest {
     }
 
     /** A Send of {@code segments}, gathered in order. */
-    public static ViSendRequest send(long wrId, DataSegment... segments) {
+    public static ViSendRequest send(long wrId, ViDataSegment... segments) {
         return new ViSendRequest(wrId, ViOpcode.SEND, List.of(segments), 0, 0, false, 0);
     }
 
     /** An RDMA Write of {@code segments} to the peer's memory at ({@code remoteAddress}, {@code remoteHandle}). */
-    public static ViSendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
+    public static ViSendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, ViDataSegment... segments) {
         return new ViSendRequest(wrId, ViOpcode.RDMA_WRITE, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
 
     /** An RDMA Read of the peer's memory at ({@code remoteAddress}, {@code remoteHandle}) into {@code segments}. */
-    public static ViSendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
+    public static ViSendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, ViDataSegment... segments) {
         return new ViSendRequest(wrId, ViOpcode.RDMA_READ, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
 
@@ -61,7 +61,7 @@ public final class ViSendRequest {
 
     long length() {
         long n = 0;
-        for (DataSegment s : segments) {
+        for (ViDataSegment s : segments) {
             n += s.length();
         }
         return n;
