@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Memory registration scope (VIA protection tag; the verbs ViProtectionDomain). Regions registered here are the only
+ * Memory registration scope (VIA protection tag; the verbs API calls it ProtectionDomain). Regions registered here are the only
  * memory a peer's RDMA or a receive can touch on endpoints of this domain. Thread-safe.
  */
 public final class ViProtectionDomain {
