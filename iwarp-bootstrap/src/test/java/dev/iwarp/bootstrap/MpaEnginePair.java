@@ -7,7 +7,7 @@ import dev.iwarp.ddp.llp.LowerLayer;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
@@ -69,8 +69,8 @@ final class MpaEnginePair {
         for (int round = 0; round < 1_000_000; round++) {
             initiator.ch.runPendingTasks();
             responder.ch.runPendingTasks();
-            boolean moved = Wire.move(initiator.ch, responder.ch, fromInitiator)
-                    | Wire.move(responder.ch, initiator.ch, fromResponder);
+            boolean moved = BackToBack.move(initiator.ch, responder.ch, fromInitiator)
+                    | BackToBack.move(responder.ch, initiator.ch, fromResponder);
             if (!moved) {
                 if (initiator.ch.isOpen() != responder.ch.isOpen()) {
                     (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();

@@ -1,7 +1,7 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.mpa.MpaSettings;
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;

@@ -34,9 +34,9 @@ class SiwVectorsTest {
 
     @Test
     void readRequestFpdu() {
-        assertArrayEquals(Hex.parse(READ_REQUEST_FPDU), Wire.fpdu(RdmapSegments.readRequest(1, READ_REQUEST, ALLOC), true));
+        assertArrayEquals(Hex.parse(READ_REQUEST_FPDU), FpduOctets.fpdu(RdmapSegments.readRequest(1, READ_REQUEST, ALLOC), true));
 
-        DdpSegment s = Wire.decode(Wire.ulpduOfFpdu(Hex.parse(READ_REQUEST_FPDU)));
+        DdpSegment s = FpduOctets.decode(FpduOctets.ulpduOfFpdu(Hex.parse(READ_REQUEST_FPDU)));
         try {
             DdpUntaggedSegment u = assertInstanceOf(DdpUntaggedSegment.class, s);
             assertSame(RdmapOpcode.RDMA_READ_REQUEST, RdmapSegments.opcode(u));
@@ -61,7 +61,7 @@ class SiwVectorsTest {
     void readResponseFpdu() {
         byte[] data = new byte[64];
         Arrays.fill(data, (byte) 0x41);
-        byte[] fpdu = Wire.fpdu(RdmapSegments.readResponse(true, READ_REQUEST.sinkStag(), READ_REQUEST.sinkTo(),
+        byte[] fpdu = FpduOctets.fpdu(RdmapSegments.readResponse(true, READ_REQUEST.sinkStag(), READ_REQUEST.sinkTo(),
                 Unpooled.wrappedBuffer(data)), true);
         assertEquals(84, fpdu.length);
         assertArrayEquals(Hex.parse("00 4e c1 42 00 34 cd 00 00 00 7f 00 11 22 33 40 41 41"), Arrays.copyOf(fpdu, 18));
@@ -74,7 +74,7 @@ class SiwVectorsTest {
         assertArrayEquals(Hex.parse("""
                         00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00
                         00 00 55 d5 c0 a0 b2 a0 00 12 ab 00 00 00 00 40 da f3 85 ef"""),
-                Wire.fpdu(RdmapSegments.send(1, 0, true, Unpooled.wrappedBuffer(advert)), true));
+                FpduOctets.fpdu(RdmapSegments.send(1, 0, true, Unpooled.wrappedBuffer(advert)), true));
     }
 
     @Test
@@ -84,8 +84,8 @@ class SiwVectorsTest {
                 00 00 00 00  00 00 00 00 00 00 00 00  00 00 00 00  00 00 00 01  00 00 00 00 00 00 00 00
                 00 00 00 00""";
         ReadRequestHeader rtr = new ReadRequestHeader(0, 0, 0, 1, 0);
-        assertArrayEquals(Hex.parse(fpdu), Wire.fpdu(RdmapSegments.readRequest(1, rtr, ALLOC), false));
-        DdpSegment s = Wire.decode(Wire.ulpduOfFpdu(Hex.parse(fpdu)));
+        assertArrayEquals(Hex.parse(fpdu), FpduOctets.fpdu(RdmapSegments.readRequest(1, rtr, ALLOC), false));
+        DdpSegment s = FpduOctets.decode(FpduOctets.ulpduOfFpdu(Hex.parse(fpdu)));
         try {
             assertSame(RdmapOpcode.RDMA_READ_REQUEST, RdmapSegments.opcode(s));
             assertEquals(rtr, ReadRequestHeader.decode(s.payload(), s.payload().readerIndex()));
@@ -97,8 +97,8 @@ class SiwVectorsTest {
     @Test
     void zeroLengthWriteRtr() {
         String fpdu = "00 0e c1 40 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00";
-        assertArrayEquals(Hex.parse(fpdu), Wire.fpdu(RdmapSegments.rdmaWrite(true, 1, 0, Unpooled.EMPTY_BUFFER), false));
-        DdpSegment s = Wire.decode(Wire.ulpduOfFpdu(Hex.parse(fpdu)));
+        assertArrayEquals(Hex.parse(fpdu), FpduOctets.fpdu(RdmapSegments.rdmaWrite(true, 1, 0, Unpooled.EMPTY_BUFFER), false));
+        DdpSegment s = FpduOctets.decode(FpduOctets.ulpduOfFpdu(Hex.parse(fpdu)));
         try {
             DdpTaggedSegment t = assertInstanceOf(DdpTaggedSegment.class, s);
             assertSame(RdmapOpcode.RDMA_WRITE, RdmapSegments.opcode(t));
@@ -115,7 +115,7 @@ class SiwVectorsTest {
     @Test
     void siwCrcErrorTerminate() {
         byte[] fpdu = Hex.parse("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 02 02 00 00 00 00 00 00");
-        DdpSegment s = Wire.decode(Wire.ulpduOfFpdu(fpdu));
+        DdpSegment s = FpduOctets.decode(FpduOctets.ulpduOfFpdu(fpdu));
         try {
             DdpUntaggedSegment u = assertInstanceOf(DdpUntaggedSegment.class, s);
             assertSame(RdmapOpcode.TERMINATE, RdmapSegments.opcode(u));
@@ -149,7 +149,7 @@ class SiwVectorsTest {
     void ourCrcErrorTerminate() {
         TerminateMessage t = TerminateMessage.forError(TerminateCause.ofMpa(2), null, null);
         assertArrayEquals(Hex.parse("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 20 02 00 00 00 00 00 00"),
-                Wire.fpdu(t.toSegment(ALLOC), false));
+                FpduOctets.fpdu(t.toSegment(ALLOC), false));
         assertFalse(t.siwByteOrderSuspected());
     }
 }

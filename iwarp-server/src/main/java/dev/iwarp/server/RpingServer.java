@@ -91,7 +91,7 @@ public final class RpingServer implements AutoCloseable {
         return domain.register(memory, WireAccess.LOCAL_WRITE, WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE);
     }
 
-    /** Starts an iWARP server on its own {@link IwarpStack} (MPA with the config's settings, plain TCP). */
+    /** Starts an iWARP server on its own {@link IwarpStack} (MPA with {@link ServerMpaOptions#defaults()}, plain TCP). */
     public static RpingServer start(ServerConfig config) throws Exception {
         return start(config, ServeOptions.on(IwarpStack.builder().build()));
     }
@@ -102,7 +102,7 @@ public final class RpingServer implements AutoCloseable {
             return start(config, options.wire(), null);
         }
         ListenOptions listen = (options.framing() != null ? ListenOptions.of(options.framing())
-                : ListenOptions.mpa(config.mpaSettings())).tls(options.tls());
+                : ListenOptions.mpa(options.mpa().settings(config))).tls(options.tls());
         return start(config, IwarpWire.server(options.stack(), listen, options.ownsStack()), options.stack());
     }
 

@@ -189,7 +189,8 @@ final class ServeCommand implements Callable<Integer> {
         wire.check();
         transport.check(wire);
         ToolWire tool = wire.tool();
-        tool.checkServe(crc, markers, mpaRev, p2p, pcap != null, trace);
+        ServerMpaOptions mpa = new ServerMpaOptions(crc, markers, mpaRev, p2p);
+        tool.checkServe(mpa, pcap != null, trace);
         try {
             java.net.InetAddress.getByName(address);
         } catch (java.net.UnknownHostException e) {
@@ -207,8 +208,8 @@ final class ServeCommand implements Callable<Integer> {
                         + ServerMemory.human(ServerMemory.maxDirectMemory()) + " direct-memory limit)", connections,
                 maxConnections != null ? "" : " (15/16 of the budget / 128 KiB of session buffers)",
                 ServerMemory.human(ServerMemory.perConnection(targetSize, sharedTarget)));
-        ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), crc, markers, mpaRev,
-                ird, ord, p2p, connections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
+        ServerConfig config = new ServerConfig(address, port != null ? port : wire.defaultPort(), ird, ord,
+                connections, startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget,
                 new ServerLimits(maxStartups, maxPerSource, messageDeadlineMs, maxReadSize, sourcePrefixV4,
                         sourcePrefixV6, maxStartupsPerSource, firstOctetTimeoutMs, drainTimeoutSec, allowMarkers,
                         tlsHandshakeRate));
@@ -231,7 +232,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         try {
             // the CRC option is always offered to a VI/TCP client: it decides, unless --crc requires it
-            ToolWire.ServerSide side = new ToolWire.ServerSide(readWindow, startupTimeoutMs, crc, 2,
+            ToolWire.ServerSide side = new ToolWire.ServerSide(mpa, readWindow, startupTimeoutMs, crc, 2,
                     metrics.ioHandlers());
             return serveUntilSignal(start(config, () -> tool.startServer(config, stack, tlsSettings, side)), capture);
         } catch (Exception e) {

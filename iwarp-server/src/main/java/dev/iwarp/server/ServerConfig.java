@@ -1,22 +1,15 @@
 package dev.iwarp.server;
 
-import dev.iwarp.mpa.MpaSettings;
-
-import java.util.concurrent.TimeUnit;
-
 /**
- * What {@code serve} listens on and negotiates. Immutable.
+ * What {@code serve} listens on and negotiates, whatever the framing: each framing's own options live with it
+ * (MPA's in {@link ServerMpaOptions}, IFT's and SCTP's in their framings, VI/TCP's in its wire). Immutable.
  *
  * @param address          local address to bind
  * @param port             TCP port (0: ephemeral)
- * @param crc              force CRC (Reply C=1); otherwise the Reply echoes the Request's C bit (siw_cm.c)
- * @param markers          ask the peer for markers (siw refuses: siw_cm.c)
- * @param mpaRevision      highest MPA revision accepted (1 or 2)
- * @param ird              IRD offered
- * @param ord              ORD offered
- * @param peerToPeer       accept RFC 6581 peer-to-peer
- * @param maxConnections   connections served at once; more are rejected (MPA Reply R=1)
- * @param startupTimeoutMs MPA startup timeout; VI/TCP: the passive end's Incoming timeout (§4.3)
+ * @param ird              IRD offered (inbound RDMA Read Requests outstanding at once)
+ * @param ord              ORD offered (outbound RDMA Read Requests outstanding at once)
+ * @param maxConnections   connections served at once; more are refused (MPA: Reply R=1)
+ * @param startupTimeoutMs connection setup timeout: MPA startup, IFT adaption, VI/TCP's passive Incoming timeout
  * @param idleTimeoutSec   close sessions that complete no message (ULPDU, VI/TCP segment) this long (0: never)
  * @param targetSize       octets of the target region (each connection's own, or the shared one) advertised in the
  *                         MPA Reply Private Data or the VI/TCP ConnectAccept's Calling Discriminator (0: none)
@@ -26,13 +19,13 @@ import java.util.concurrent.TimeUnit;
  *                         overwrite what another wrote); by default each connection has its own PD and target
  * @param limits           the bounds on what a peer may hold ({@link ServerLimits})
  */
-public record ServerConfig(String address, int port, boolean crc, boolean markers, int mpaRevision, int ird, int ord,
-                           boolean peerToPeer, int maxConnections, long startupTimeoutMs, long idleTimeoutSec,
-                           int targetSize, boolean echoOnly, boolean sharedTarget, ServerLimits limits) {
+public record ServerConfig(String address, int port, int ird, int ord, int maxConnections, long startupTimeoutMs,
+                           long idleTimeoutSec, int targetSize, boolean echoOnly, boolean sharedTarget,
+                           ServerLimits limits) {
     public static final int DEFAULT_PORT = 7174;
     /** {@code serve --wire vitcp}'s default port: VI/TCP has no assigned port (draft-dicecco-vitcp-01 §2.2.2.2.1). */
     public static final int DEFAULT_VITCP_PORT = 7175;
-    /** {@code serve --wire ift}'s default port: IFT has no assigned port either (the ULP's dedicated port, IFT draft §4). */
+    /** {@code serve --wire ift}'s default port: IFT has no assigned port either (the ULP's dedicated port, draft-williams-iwarp-ift-01 §4). */
     public static final int DEFAULT_IFT_PORT = 7176;
 
     /**
@@ -45,47 +38,41 @@ public record ServerConfig(String address, int port, boolean crc, boolean marker
     public static final long DEFAULT_IDLE_TIMEOUT_SEC = 60;
 
     /**
-     * The defaults of {@code serve}: 0.0.0.0:7174, client decides CRC, Rev 2, IRD/ORD 16, P2P accepted, 1 MiB target
-     * per connection, 16,384 connections, 10 s startup, 60 s idle, {@link ServerLimits#defaults()}.
+     * The defaults of {@code serve}: 0.0.0.0:7174, IRD/ORD 16, 1 MiB target per connection, 16,384 connections,
+     * 10 s startup, 60 s idle, {@link ServerLimits#defaults()}.
      */
     public static ServerConfig defaults() {
-        return new ServerConfig("0.0.0.0", DEFAULT_PORT, false, false, 2, 16, 16, true, DEFAULT_MAX_CONNECTIONS, 10_000,
+        return new ServerConfig("0.0.0.0", DEFAULT_PORT, 16, 16, DEFAULT_MAX_CONNECTIONS, 10_000,
                 DEFAULT_IDLE_TIMEOUT_SEC, 1 << 20, false, false, ServerLimits.defaults());
     }
 
     public ServerConfig withAddress(String address, int port) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withLimits(int maxConnections, long startupTimeoutMs, long idleTimeoutSec) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withTargetSize(int targetSize) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withEchoOnly(boolean echoOnly) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withSharedTarget(boolean sharedTarget) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 
     public ServerConfig withLimits(ServerLimits limits) {
-        return new ServerConfig(address, port, crc, markers, mpaRevision, ird, ord, peerToPeer, maxConnections,
-                startupTimeoutMs, idleTimeoutSec, targetSize, echoOnly, sharedTarget, limits);
-    }
-
-    /** The MPA Responder settings these options mean. */
-    public MpaSettings mpaSettings() {
-        return MpaSettings.builder().revision(mpaRevision).crc(crc).markers(markers).acceptMarkers(limits.allowMarkers()).ird(ird).ord(ord)
-                .acceptPeerToPeer(peerToPeer).startupTimeout(startupTimeoutMs, TimeUnit.MILLISECONDS).build();
+        return new ServerConfig(address, port, ird, ord, maxConnections, startupTimeoutMs, idleTimeoutSec, targetSize,
+                echoOnly, sharedTarget, limits);
     }
 }

@@ -16,12 +16,13 @@ import dev.iwarp.server.wire.VitcpWire;
  */
 abstract class ToolWire {
     /**
-     * How a server differs between serve and demo: VI/TCP's read window, incoming timeout, CRC rule, threads, and
-     * what wraps its own event loops' I/O handlers (serve's busy-time metrics).
+     * How a server differs between serve and demo: MPA's options, VI/TCP's read window, incoming timeout, CRC rule,
+     * threads, and what wraps its own event loops' I/O handlers (serve's busy-time metrics).
      */
-    record ServerSide(int readWindow, long incomingTimeoutMs, boolean requireCrc, int threads,
+    record ServerSide(ServerMpaOptions mpa, int readWindow, long incomingTimeoutMs, boolean requireCrc, int threads,
                       java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers) {
-        static final ServerSide DEMO = new ServerSide(16, 0, false, 1, java.util.function.UnaryOperator.identity());
+        static final ServerSide DEMO = new ServerSide(ServerMpaOptions.defaults(), 16, 0, false, 1,
+                java.util.function.UnaryOperator.identity());
     }
 
     final WireOptions options;
@@ -65,8 +66,8 @@ abstract class ToolWire {
         options.ift.refuseUnlessIft(false);
     }
 
-    /** Refuses serve's options this wire does not have; {@code pcap}: --pcap given. */
-    abstract void checkServe(boolean crc, boolean markers, int mpaRev, boolean p2p, boolean pcap, boolean trace);
+    /** Refuses serve's options this wire does not have; {@code mpa}: its MPA options, {@code pcap}: --pcap given. */
+    abstract void checkServe(ServerMpaOptions mpa, boolean pcap, boolean trace);
 
     /** Refuses bench's options this wire does not have. */
     void checkBench(boolean crc) {
@@ -129,7 +130,7 @@ abstract class ToolWire {
         }
 
         @Override
-        void checkServe(boolean crc, boolean markers, int mpaRev, boolean p2p, boolean pcap, boolean trace) {
+        void checkServe(ServerMpaOptions mpa, boolean pcap, boolean trace) {
         }
 
         @Override
@@ -160,7 +161,7 @@ abstract class ToolWire {
         @Override
         RpingServer startServer(ServerConfig config, IwarpStack.Builder stack, TlsSettings tls, ServerSide side)
                 throws Exception {
-            return RpingServer.start(config, ServeOptions.on(stack.build()).tls(tls));
+            return RpingServer.start(config, ServeOptions.on(stack.build()).mpa(side.mpa()).tls(tls));
         }
 
         @Override
@@ -196,8 +197,8 @@ abstract class ToolWire {
         }
 
         @Override
-        void checkServe(boolean crc, boolean markers, int mpaRev, boolean p2p, boolean pcap, boolean trace) {
-            if (markers || pcap || trace) {
+        void checkServe(ServerMpaOptions mpa, boolean pcap, boolean trace) {
+            if (mpa.markers() || pcap || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are iWARP options, not for --wire vitcp");
             }
         }
@@ -259,8 +260,8 @@ abstract class ToolWire {
         }
 
         @Override
-        void checkServe(boolean crc, boolean markers, int mpaRev, boolean p2p, boolean pcap, boolean trace) {
-            if (crc || markers || mpaRev != 2 || !p2p) {
+        void checkServe(ServerMpaOptions mpa, boolean pcap, boolean trace) {
+            if (!mpa.equals(ServerMpaOptions.defaults())) {
                 throw new IllegalArgumentException("--crc, --markers, --mpa-rev and --no-p2p are MPA options, not for "
                         + "--wire ift (its CRCs: --ift-send-crc, --ift-check-crc, --ift-require-crc)");
             }
@@ -327,8 +328,8 @@ abstract class ToolWire {
         }
 
         @Override
-        void checkServe(boolean crc, boolean markers, int mpaRev, boolean p2p, boolean pcap, boolean trace) {
-            if (markers || pcap || trace) {
+        void checkServe(ServerMpaOptions mpa, boolean pcap, boolean trace) {
+            if (mpa.markers() || pcap || trace) {
                 throw new IllegalArgumentException("--markers, --pcap and --trace are MPA options, not for --wire sctp");
             }
         }

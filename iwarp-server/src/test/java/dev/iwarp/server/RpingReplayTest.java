@@ -58,7 +58,8 @@ class RpingReplayTest {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel c) {
-                IwarpPipeline.addFraming(c.pipeline(), MpaRole.RESPONDER, config.mpaSettings());
+                IwarpPipeline.addFraming(c.pipeline(), MpaRole.RESPONDER,
+                        ServerMpaOptions.defaults().settings(config));
                 c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {

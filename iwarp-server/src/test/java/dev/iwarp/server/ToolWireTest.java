@@ -44,15 +44,16 @@ class ToolWireTest {
 
     @Test
     void serveRefusesAnotherWiresOptions() {
-        tool(WireOptions.Wire.iwarp).checkServe(true, true, 1, false, true, true);
+        tool(WireOptions.Wire.iwarp).checkServe(new ServerMpaOptions(true, true, 1, false), true, true);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> tool(WireOptions.Wire.ift).checkServe(true, false, 2, true, false, false));
+                () -> tool(WireOptions.Wire.ift).checkServe(new ServerMpaOptions(true, false, 2, true), false, false));
         assertTrue(e.getMessage().contains("MPA options, not for --wire ift"), e.getMessage());
         assertThrows(IllegalArgumentException.class,
-                () -> tool(WireOptions.Wire.vitcp).checkServe(false, false, 2, true, true, false));
+                () -> tool(WireOptions.Wire.vitcp).checkServe(new ServerMpaOptions(false, false, 2, true), true, false));
         assertThrows(IllegalArgumentException.class,
-                () -> tool(WireOptions.Wire.sctp).checkServe(false, false, 2, true, false, true));
-        tool(WireOptions.Wire.vitcp).checkServe(true, false, 2, true, false, false); // --crc: VI/TCP's CRC option
+                () -> tool(WireOptions.Wire.sctp).checkServe(new ServerMpaOptions(false, false, 2, true), false, true));
+        // --crc is VI/TCP's CRC option too
+        tool(WireOptions.Wire.vitcp).checkServe(new ServerMpaOptions(true, false, 2, true), false, false);
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.iwarp.mpa;
 
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -40,8 +40,8 @@ final class MpaPair {
         for (int round = 0; round < 1000; round++) {
             initiator.runPendingTasks();
             responder.runPendingTasks();
-            boolean moved = Wire.move(initiator, responder, initiatorToResponder);
-            moved |= Wire.move(responder, initiator, responderToInitiator);
+            boolean moved = BackToBack.move(initiator, responder, initiatorToResponder);
+            moved |= BackToBack.move(responder, initiator, responderToInitiator);
             if (!moved) {
                 return;
             }

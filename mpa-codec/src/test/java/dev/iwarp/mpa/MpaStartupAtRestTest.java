@@ -1,6 +1,6 @@
 package dev.iwarp.mpa;
 
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -102,7 +102,7 @@ class MpaStartupAtRestTest {
             for (int round = 0; round < 100; round++) {
                 initiator.runPendingTasks();
                 responder.runPendingTasks();
-                if (!(Wire.move(initiator, responder, sink) | Wire.move(responder, initiator, sink))) {
+                if (!(BackToBack.move(initiator, responder, sink) | BackToBack.move(responder, initiator, sink))) {
                     break;
                 }
             }

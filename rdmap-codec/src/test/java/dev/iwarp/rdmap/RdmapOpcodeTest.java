@@ -90,6 +90,6 @@ class RdmapOpcodeTest {
     }
 
     private static void assertFirstTwo(String hex, dev.iwarp.ddp.DdpSegment segment) {
-        assertArrayEquals(Hex.parse(hex), Arrays.copyOf(Wire.ulpdu(segment), 2));
+        assertArrayEquals(Hex.parse(hex), Arrays.copyOf(UlpduOctets.ulpdu(segment), 2));
     }
 }

@@ -78,7 +78,7 @@ class RdmapSegmentsTest {
     void sendWithInvalidateCarriesTheStagInRsvdUlp() {
         DdpSegment s = RdmapSegments.send(RdmapOpcode.SEND_WITH_INVALIDATE, 0x8f0fad00, 3, 0, true,
                 Unpooled.EMPTY_BUFFER);
-        assertArrayEquals(Hex.parse("41 44 8f 0f ad 00 00000000 00000003 00000000"), Wire.ulpdu(s));
+        assertArrayEquals(Hex.parse("41 44 8f 0f ad 00 00000000 00000003 00000000"), UlpduOctets.ulpdu(s));
     }
 
     @Test

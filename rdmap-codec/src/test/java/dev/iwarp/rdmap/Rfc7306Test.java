@@ -24,7 +24,7 @@ class Rfc7306Test {
         byte[] wire = Hex.parse("""
                 41 48 00000000 00000000 00000007 00000000   // Immediate Data, QN 0, MSN 7, MO 0
                 01 23 45 67 89 ab cd ef                     // Immediate Data""");
-        assertArrayEquals(wire, Wire.ulpdu(RdmapSegments.immediateData(7, false,
+        assertArrayEquals(wire, UlpduOctets.ulpdu(RdmapSegments.immediateData(7, false,
                 new ImmediateData(0x0123456789abcdefL), ALLOC)));
         assertEquals(new ImmediateData(0x0123456789abcdefL),
                 ImmediateData.decode(Unpooled.wrappedBuffer(wire), 18));
@@ -47,7 +47,7 @@ class Rfc7306Test {
                 0xdeadbeefL, 0xffffffffL, 0x1111111122222222L, 0xffffffff00000000L);
         byte[] wire = Hex.parse("41 4a 00000000 00000001 00000003 00000000" + COMPARE_SWAP_PAYLOAD);
         assertEquals(18 + 52, wire.length, "ULPDU_Length 70");
-        assertArrayEquals(wire, Wire.ulpdu(RdmapSegments.atomicRequest(3, h, ALLOC)));
+        assertArrayEquals(wire, UlpduOctets.ulpdu(RdmapSegments.atomicRequest(3, h, ALLOC)));
         AtomicRequestHeader back = AtomicRequestHeader.decode(Unpooled.wrappedBuffer(wire), 18);
         assertEquals(h, back);
         assertSame(AtomicOp.COMPARE_SWAP, back.operation());
@@ -93,7 +93,7 @@ class Rfc7306Test {
                 fedcba98 76543210                           // Original Remote Data Value""");
         assertEquals(30, wire.length, "ULPDU_Length 30");
         AtomicResponseHeader h = new AtomicResponseHeader(0xa1b2c3d4, 0xfedcba9876543210L);
-        assertArrayEquals(wire, Wire.ulpdu(RdmapSegments.atomicResponse(9, h, ALLOC)));
+        assertArrayEquals(wire, UlpduOctets.ulpdu(RdmapSegments.atomicResponse(9, h, ALLOC)));
         assertEquals(h, AtomicResponseHeader.decode(Unpooled.wrappedBuffer(wire), 18));
     }
 

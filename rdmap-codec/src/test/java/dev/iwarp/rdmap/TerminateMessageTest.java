@@ -42,7 +42,7 @@ class TerminateMessageTest {
     }
 
     private static byte[] payload(TerminateMessage t) {
-        return Arrays.copyOfRange(Wire.ulpdu(t.toSegment(ALLOC)), 18, 18 + t.encodedLength());
+        return Arrays.copyOfRange(UlpduOctets.ulpdu(t.toSegment(ALLOC)), 18, 18 + t.encodedLength());
     }
 
     private static TerminateMessage terminate(TerminateCause cause, DdpSegment offending, ReadRequestHeader rr) {
@@ -84,7 +84,7 @@ class TerminateMessageTest {
     }
 
     private static void assertUlpdu(int length, TerminateMessage t) {
-        byte[] ulpdu = Wire.ulpdu(t.toSegment(ALLOC));
+        byte[] ulpdu = UlpduOctets.ulpdu(t.toSegment(ALLOC));
         assertEquals(length, ulpdu.length, t::describe);
         assertEquals(0, (2 + ulpdu.length) % 4, "ULPDU_Length + ULPDU needs no pad (RFC 5044 §4.2)");
     }
@@ -104,7 +104,7 @@ class TerminateMessageTest {
         DdpSegment s = terminate(TerminateCause.of(DdpError.INVALID_STAG), write64(), null).toSegment(ALLOC);
         assertArrayEquals(Hex.parse("41 47 00000000 00000002 00000001 00000000"   // QN 2, MSN 1, MO 0
                         + "11 00 c0 00  004e  c1 40 55bd1200 00005578c3989550"),    // 1/1/0x00, M D, 78, header
-                Wire.ulpdu(s));
+                UlpduOctets.ulpdu(s));
     }
 
     /** siw's iwarp.h bitfields: what we send (RFC order) and what siw sends for the same three errors. */

@@ -2,7 +2,7 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 
 import java.util.function.UnaryOperator;
 
@@ -68,7 +68,7 @@ final class EnginePair {
         for (int round = 0; round < 1_000_000; round++) {
             initiator.ch.runPendingTasks();
             responder.ch.runPendingTasks();
-            boolean moved = Wire.move(initiator.ch, responder.ch, null) | Wire.move(responder.ch, initiator.ch, null);
+            boolean moved = BackToBack.move(initiator.ch, responder.ch, null) | BackToBack.move(responder.ch, initiator.ch, null);
             if (!moved) {
                 if (initiator.ch.isOpen() != responder.ch.isOpen()) {
                     (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();

@@ -2,7 +2,7 @@ package dev.iwarp.verbs;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
-import dev.iwarp.testkit.Wire;
+import dev.iwarp.testkit.BackToBack;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
@@ -111,7 +111,7 @@ class RdmaEngineFlushTest {
         for (int i = 0; i < 4; i++) {
             a.qp.postSend(read); // ORD 4: all four on the wire
         }
-        Wire.move(a.ch, b.ch, null);
+        BackToBack.move(a.ch, b.ch, null);
         List<ByteBuf> responses = new ArrayList<>();
         for (ByteBuf r; (r = b.ch.readOutbound()) != null; ) {
             responses.add(r);

@@ -153,9 +153,9 @@ public final class HostileLoad implements Callable<Integer> {
      * buffers that the GC found unreleased.
      */
     private void probe() {
-        try (Socket s = Wire.connect(new java.net.InetSocketAddress(host, port), null, 3000)) {
+        try (Socket s = RawIwarp.connect(new java.net.InetSocketAddress(host, port), null, 3000)) {
             s.setSoTimeout(3000);
-            Wire.startup(s, 1, 1, false);
+            RawIwarp.startup(s, 1, 1, false);
         } catch (Exception e) {
             // the ping said whether serve answers
         }

@@ -68,11 +68,11 @@ final class LimitAttacks {
                     for (int i; (i = next.getAndIncrement()) < 800; ) {
                         inputs.incrementAndGet();
                         try {
-                            Socket s = Wire.connect(serve, address(1, 2 + i % 8), 5000);
-                            Wire.Session ses = Wire.startup(s, 1, 1, false);
+                            Socket s = RawIwarp.connect(serve, address(1, 2 + i % 8), 5000);
+                            RawIwarp.Session ses = RawIwarp.startup(s, 1, 1, false);
                             if (ses == null || ses.rejected() || closedByServe(s)) {
                                 refused.incrementAndGet();
-                                Wire.quietClose(s);
+                                RawIwarp.quietClose(s);
                             } else {
                                 established.add(s);
                             }
@@ -91,7 +91,7 @@ final class LimitAttacks {
             for (int i = 0; i < 600; i++) {
                 inputs.incrementAndGet();
                 try {
-                    silent.add(Wire.connect(serve, address(2, 2 + i % 12), 5000));
+                    silent.add(RawIwarp.connect(serve, address(2, 2 + i % 12), 5000));
                 } catch (IOException e) {
                     refused.incrementAndGet();
                 }
@@ -138,8 +138,8 @@ final class LimitAttacks {
                 failed.add(String.format("%d silent sockets still open %.1f s after connecting (bound: 0 after "
                         + "--first-octet-timeout %d ms + 2 s)", open, after, cfg.firstOctetTimeoutMs));
             }
-            established.forEach(Wire::quietClose);
-            silent.forEach(Wire::quietClose);
+            established.forEach(RawIwarp::quietClose);
+            silent.forEach(RawIwarp::quietClose);
             return failed;
         }
     }
@@ -151,7 +151,7 @@ final class LimitAttacks {
      */
     static final class ZeroLengthWrites extends Attack {
         private Socket s;
-        private Wire.Target t;
+        private RawIwarp.Target t;
         private long lastDataNanos;
         private volatile long closedNanos;
 
@@ -166,26 +166,26 @@ final class LimitAttacks {
 
         @Override
         void start() throws IOException {
-            s = Wire.connect(serve, address(1, 2), 5000);
+            s = RawIwarp.connect(serve, address(1, 2), 5000);
             s.setReceiveBufferSize(64 * 1024);
-            Wire.Session ses = Wire.startup(s, 16, 16, false);
+            RawIwarp.Session ses = RawIwarp.startup(s, 16, 16, false);
             if (ses == null || ses.rejected() || ses.target() == null) {
                 throw new IOException("serve refused the MPA startup");
             }
             t = ses.target();
             List<byte[]> parts = new ArrayList<>();
-            parts.add(Wire.write(t.stag(), t.to(), new byte[] {1, 2, 3, 4}));
+            parts.add(RawIwarp.write(t.stag(), t.to(), new byte[] {1, 2, 3, 4}));
             for (int r = 0; r < 16; r++) {
-                parts.add(Wire.readRequest(1 + r, Math.min(1 << 20, t.size()), t.stag(), t.to()));
+                parts.add(RawIwarp.readRequest(1 + r, Math.min(1 << 20, t.size()), t.stag(), t.to()));
             }
             OutputStream out = s.getOutputStream();
-            out.write(Wire.concat(parts.toArray(new byte[0][])));
+            out.write(RawIwarp.concat(parts.toArray(new byte[0][])));
             lastDataNanos = System.nanoTime();
             spawn("zero-writes", () -> {
-                byte[] zero = Wire.write(t.stag(), t.to(), new byte[0]);
+                byte[] zero = RawIwarp.write(t.stag(), t.to(), new byte[0]);
                 while (!stopping) {
                     sleep(1000);
-                    if (!Wire.tryWrite(out, zero)) {
+                    if (!RawIwarp.tryWrite(out, zero)) {
                         closedNanos = System.nanoTime();
                         return;
                     }
@@ -206,7 +206,7 @@ final class LimitAttacks {
                 sleep(100);
             }
             stopThreads();
-            Wire.quietClose(s);
+            RawIwarp.quietClose(s);
             double open = ((closedNanos != 0 ? closedNanos : System.nanoTime()) - lastDataNanos) / 1e9;
             System.out.printf("hostile %s: the never-reading connection %s %.1f s after its last data%n", cfg.attack,
                     closedNanos != 0 ? "was closed by serve" : "was still open", open);
@@ -239,15 +239,15 @@ final class LimitAttacks {
 
         @Override
         void start() throws IOException {
-            s = Wire.connect(serve, address(1, 2), 5000);
-            Wire.Session ses = Wire.startup(s, 16, 16, false);
+            s = RawIwarp.connect(serve, address(1, 2), 5000);
+            RawIwarp.Session ses = RawIwarp.startup(s, 16, 16, false);
             if (ses == null || ses.rejected() || ses.target() == null) {
                 throw new IOException("serve refused the MPA startup");
             }
-            Wire.Target t = ses.target();
-            byte[] whole = Wire.write(t.stag(), t.to(), new byte[] {1, 2, 3, 4});
-            byte[] partial = java.util.Arrays.copyOf(Wire.write(t.stag(), t.to() + 4, new byte[64]), 10);
-            s.getOutputStream().write(Wire.concat(whole, partial));
+            RawIwarp.Target t = ses.target();
+            byte[] whole = RawIwarp.write(t.stag(), t.to(), new byte[] {1, 2, 3, 4});
+            byte[] partial = java.util.Arrays.copyOf(RawIwarp.write(t.stag(), t.to() + 4, new byte[64]), 10);
+            s.getOutputStream().write(RawIwarp.concat(whole, partial));
             sentNanos = System.nanoTime();
             inputs.incrementAndGet();
             spawn("partial-close", () -> {
@@ -263,7 +263,7 @@ final class LimitAttacks {
             while (closedNanos == 0 && System.nanoTime() < deadline) {
                 sleep(50);
             }
-            Wire.quietClose(s);
+            RawIwarp.quietClose(s);
             stopThreads();
             double open = ((closedNanos != 0 ? closedNanos : System.nanoTime()) - sentNanos) / 1e9;
             System.out.printf("hostile %s: the connection holding a partial FPDU %s %.1f s after it%n", cfg.attack,
@@ -316,7 +316,7 @@ final class LimitAttacks {
                 spawn("tls-" + t, () -> {
                     while (!stopping) {
                         inputs.incrementAndGet();
-                        try (Socket raw = Wire.connect(serve, local, 5000);
+                        try (Socket raw = RawIwarp.connect(serve, local, 5000);
                              SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(raw, cfg.host, cfg.port,
                                      true)) {
                             s.setSoTimeout(5000);
@@ -383,14 +383,14 @@ final class LimitAttacks {
                         // malformed: 256 addresses (127.0.20.1 .. 127.0.21.2); flood: 8 /24s of 200 addresses
                         String local = bad ? address(20 + (i / 2 % 256 + 1) / 255, (i / 2 % 256 + 1) % 255)
                                 : address(10 + i / 2 % 8, 2 + i / 16 % 200);
-                        try (Socket s = Wire.connect(serve, local, 2000)) {
+                        try (Socket s = RawIwarp.connect(serve, local, 2000)) {
                             if (bad) {
                                 malformed.incrementAndGet();
                                 s.getOutputStream().write(GARBAGE);
                                 s.setSoTimeout(500);
                                 s.getInputStream().read();
                             } else {
-                                Wire.startup(s, 1, 1, false);
+                                RawIwarp.startup(s, 1, 1, false);
                             }
                         } catch (IOException e) {
                             // refused, reset or timed out: the next one

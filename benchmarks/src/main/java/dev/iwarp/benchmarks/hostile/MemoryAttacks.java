@@ -57,8 +57,8 @@ final class MemoryAttacks {
 
         private void stream(String local) {
                 while (!stopping) {
-                    try (Socket s = Wire.connect(serve, local, 5000)) {
-                        Wire.Session ses = Wire.startup(s, 0, 16, false);
+                    try (Socket s = RawIwarp.connect(serve, local, 5000)) {
+                        RawIwarp.Session ses = RawIwarp.startup(s, 0, 16, false);
                         connections.incrementAndGet();
                         if (ses == null || ses.rejected()) {
                             sleep(100);
@@ -72,10 +72,10 @@ final class MemoryAttacks {
                         for (int msn = 1; !stopping; msn += 64) {
                             List<byte[]> parts = new ArrayList<>();
                             for (int i = 0; i < 64; i++) { // each names another buffer, as a new rping would
-                                parts.add(Wire.advertisement(msn + i, 0x1000 + 64L * (msn + i), 0x77, 64));
+                                parts.add(RawIwarp.advertisement(msn + i, 0x1000 + 64L * (msn + i), 0x77, 64));
                             }
-                            batch = Wire.concat(parts.toArray(new byte[0][]));
-                            if (!Wire.tryWrite(out, batch)) {
+                            batch = RawIwarp.concat(parts.toArray(new byte[0][]));
+                            if (!RawIwarp.tryWrite(out, batch)) {
                                 break; // serve ended the connection
                             }
                             inputs.addAndGet(64);
@@ -125,23 +125,23 @@ final class MemoryAttacks {
                     for (int i; (i = next.getAndIncrement()) < cfg.connections && !stopping; ) {
                         inputs.incrementAndGet();
                         try {
-                            Socket s = Wire.connect(serve, address(4 + i / 200, 2 + i % 200), 5000);
+                            Socket s = RawIwarp.connect(serve, address(4 + i / 200, 2 + i % 200), 5000);
                             held.add(s);
-                            Wire.Session ses = Wire.startup(s, 16, 16, false);
+                            RawIwarp.Session ses = RawIwarp.startup(s, 16, 16, false);
                             if (ses == null || ses.rejected() || ses.target() == null) {
                                 refused.incrementAndGet();
                                 continue;
                             }
                             established.incrementAndGet();
-                            Wire.Target target = ses.target();
+                            RawIwarp.Target target = ses.target();
                             List<byte[]> parts = new ArrayList<>();
-                            parts.add(Wire.benchHello(1, 65536, 16));
-                            parts.add(Wire.write(target.stag(), target.to(), new byte[] {1}));
+                            parts.add(RawIwarp.benchHello(1, 65536, 16));
+                            parts.add(RawIwarp.write(target.stag(), target.to(), new byte[] {1}));
                             int size = Math.min(65536, target.size());
                             for (int r = 0; r < 16; r++) {
-                                parts.add(Wire.readRequest(1 + r, size, target.stag(), target.to()));
+                                parts.add(RawIwarp.readRequest(1 + r, size, target.stag(), target.to()));
                             }
-                            Wire.tryWrite(s.getOutputStream(), Wire.concat(parts.toArray(new byte[0][])));
+                            RawIwarp.tryWrite(s.getOutputStream(), RawIwarp.concat(parts.toArray(new byte[0][])));
                         } catch (IOException e) {
                             refused.incrementAndGet();
                         }
@@ -163,7 +163,7 @@ final class MemoryAttacks {
         @Override
         List<String> finish() throws InterruptedException {
             stopThreads();
-            held.forEach(Wire::quietClose);
+            held.forEach(RawIwarp::quietClose);
             return List.of();
         }
     }
@@ -198,17 +198,17 @@ final class MemoryAttacks {
 
         @Override
         void start() throws IOException {
-            Socket s = Wire.connect(serve, address(1, 2), 5000);
-            Wire.Session ses = Wire.startup(s, 16, 16, markers);
+            Socket s = RawIwarp.connect(serve, address(1, 2), 5000);
+            RawIwarp.Session ses = RawIwarp.startup(s, 16, 16, markers);
             if (ses == null || ses.rejected() || ses.target() == null) {
                 outcome = ses == null ? "serve closed the connection instead of an MPA Reply"
                         : ses.rejected() ? "serve rejected the MPA Request (R=1)" : "no target advertised";
-                Wire.quietClose(s);
+                RawIwarp.quietClose(s);
                 return;
             }
             markersAccepted = markers;
             outcome = "connected";
-            Wire.Target t = ses.target();
+            RawIwarp.Target t = ses.target();
             int size = Math.min(1 << 20, t.size());
             // the Reads kept outstanding stay within the IRD serve's Reply grants (RFC 5040 §5.2: one more is a
             // Terminate, not a rate test); all of it with serve's default of 16
@@ -221,8 +221,8 @@ final class MemoryAttacks {
                     for (int msn = 1; !stopping; ) {
                         // a new Read only once a response's last segment arrived: never one beyond IRD
                         if (inputs.get() - responses.get() < ird) {
-                            byte[] r = Wire.readRequest(msn++, size, t.stag(), t.to());
-                            if (!Wire.tryWrite(out, r)) {
+                            byte[] r = RawIwarp.readRequest(msn++, size, t.stag(), t.to());
+                            if (!RawIwarp.tryWrite(out, r)) {
                                 outcome = "serve closed the connection after " + inputs.get() + " Reads";
                                 return;
                             }
@@ -235,7 +235,7 @@ final class MemoryAttacks {
                 } catch (IOException e) {
                     outcome = "ended: " + e;
                 } finally {
-                    Wire.quietClose(s);
+                    RawIwarp.quietClose(s);
                 }
             });
             sleep(1000); // past the first window's burst

@@ -10,8 +10,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The control flow of one {@link PerftestRun} on control connection A, after A is up: the preamble (version, page
  * size, cache line, MTU, [6.28 negotiation], barrier, with the data connections opened at their place), the
- * destination exchanges, then per size the traffic ({@link Traffic}) and the report and close exchanges, printing
- * perftest's output ({@link Results}). The order is in {@link PerftestRun}'s class comment.
+ * destination exchanges, then per size the traffic ({@link BandwidthTraffic}, {@link LatencyTraffic}) and the
+ * report and close exchanges, printing perftest's output ({@link Results}). The order is in {@link PerftestRun}'s
+ * class comment.
  */
 final class ControlFlow {
     /** perftest 6.28's negotiation message without mlx5dv (320 with it). */
@@ -137,9 +138,11 @@ final class ControlFlow {
             Results.latencyTitle(out);
         }
         out.flush();
-        Traffic t = new Traffic(s, data, dataEvents, buf, cycle, cacheLine);
+        Traffic t = new Traffic(s, data, dataEvents, buf);
+        BandwidthTraffic bandwidth = new BandwidthTraffic(t, cycle, cacheLine);
+        LatencyTraffic latency = new LatencyTraffic(t);
         for (int size : s.sizes()) {
-            oneSize(t, size, first, wide);
+            oneSize(t, bandwidth, latency, size, first, wide);
         }
         if (s.test() != PerftestTest.WRITE_LAT) {
             dest(ctl.exchange("close", first.local.encode(wide)));
@@ -150,11 +153,12 @@ final class ControlFlow {
         out.flush();
     }
 
-    private void oneSize(Traffic t, int size, DataQp first, boolean wide) throws PerftestException {
+    private void oneSize(Traffic t, BandwidthTraffic bandwidth, LatencyTraffic latency, int size, DataQp first,
+                         boolean wide) throws PerftestException {
         PerftestTest test = s.test();
         if (test.trafficBeforeLastSync()) {
             if (s.client()) {
-                Results.Bandwidth b = t.requester(size);
+                Results.Bandwidth b = bandwidth.requester(size);
                 dest(ctl.exchange("synchronisation after the traffic", first.local.encode(wide)));
                 ctl.exchange("report: size", ControlMessages.u64(b.size()));
                 ctl.exchange("report: iterations", ControlMessages.u64(b.iterations()));
@@ -185,16 +189,17 @@ final class ControlFlow {
         }
         dest(ctl.exchange("synchronisation", first.local.encode(wide)));
         switch (test) {
-            case SEND_BW -> out.println(Results.bandwidthLine(s.client() ? t.sender(size) : t.receiver(size)));
-            case WRITE_LAT -> latency(size, t.writeLatency(size), true);
-            case READ_LAT -> latency(size, t.readLatency(size), false);
-            case SEND_LAT -> latency(size, t.sendLatency(size), true);
+            case SEND_BW -> out.println(Results.bandwidthLine(s.client() ? bandwidth.sender(size)
+                    : bandwidth.receiver(size)));
+            case WRITE_LAT -> printLatency(size, latency.writeLatency(size), true);
+            case READ_LAT -> printLatency(size, latency.readLatency(size), false);
+            case SEND_LAT -> printLatency(size, latency.sendLatency(size), true);
             default -> throw new IllegalStateException(test.name());
         }
         out.flush();
     }
 
-    private void latency(int size, Traffic.LatencySamples samples, boolean halve) {
+    private void printLatency(int size, LatencySamples samples, boolean halve) {
         long iters = s.durationSec() > 0 ? samples.count : s.iterations();
         out.println(Results.latencyLine(size, iters, samples.ns, samples.count, halve));
     }

@@ -17,7 +17,7 @@ final class ScatterGather {
      * {@code length} octets of the segments from message offset {@code offset}, as retained slices of the registered
      * buffers (no copy). Returns null if a region is no longer valid. Ownership: the caller owns the result.
      */
-    static ByteBuf gather(ByteBufAllocator alloc, List<DataSegment> segments, long offset, int length) {
+    static ByteBuf gather(ByteBufAllocator alloc, List<ViDataSegment> segments, long offset, int length) {
         if (length == 0) {
             return Unpooled.EMPTY_BUFFER;
         }
@@ -25,7 +25,7 @@ final class ScatterGather {
         ByteBuf single = null;
         long pos = 0;
         int remaining = length;
-        for (DataSegment s : segments) {
+        for (ViDataSegment s : segments) {
             long end = pos + s.length();
             if (end > offset && remaining > 0) {
                 if (!s.valid()) {
@@ -72,11 +72,11 @@ final class ScatterGather {
     }
 
     /** Copies {@code src} (not consumed, not released) into the segments at message offset {@code offset}. */
-    static boolean scatter(List<DataSegment> segments, long offset, ByteBuf src) {
+    static boolean scatter(List<ViDataSegment> segments, long offset, ByteBuf src) {
         int srcIndex = src.readerIndex();
         int remaining = src.readableBytes();
         long pos = 0;
-        for (DataSegment s : segments) {
+        for (ViDataSegment s : segments) {
             long end = pos + s.length();
             if (end > offset && remaining > 0) {
                 if (!s.valid()) {
@@ -103,7 +103,7 @@ final class ScatterGather {
      * Copies into a region's buffer; false if the region was deregistered (possibly concurrently, from another
      * thread: its buffer is then released and Netty refuses the access, so nothing is written).
      */
-    static boolean place(MemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
+    static boolean place(ViMemoryRegion region, int index, ByteBuf src, int srcIndex, int length) {
         if (!region.isValid()) {
             return false;
         }
@@ -122,8 +122,8 @@ final class ScatterGather {
         }
     }
 
-    static boolean allValid(List<DataSegment> segments, ProtectionDomain pd) {
-        for (DataSegment s : segments) {
+    static boolean allValid(List<ViDataSegment> segments, ViProtectionDomain pd) {
+        for (ViDataSegment s : segments) {
             if (!s.valid() || s.region().protectionDomain() != pd) {
                 return false;
             }

@@ -18,18 +18,18 @@ import java.util.concurrent.CompletableFuture;
  * accepting a request, {@link #accept}). Methods are thread-safe; work is handed to the connection's event loop.
  */
 public final class ViEndpoint {
-    private final ProtectionDomain pd;
-    private final CompletionQueue sendCq;
-    private final CompletionQueue recvCq;
+    private final ViProtectionDomain pd;
+    private final ViCompletionQueue sendCq;
+    private final ViCompletionQueue recvCq;
     private final VitcpConfig config;
     private final Object lock = new Object();
-    private final List<RecvRequest> prePosted = new ArrayList<>();
+    private final List<ViRecvRequest> prePosted = new ArrayList<>();
     private ViEndpointHandler handler;
     private boolean handlerCreated;
     private volatile String failure;
 
     /** An unconnected VI endpoint: its protection domain, completion queues and attributes. */
-    public ViEndpoint(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, VitcpConfig config) {
+    public ViEndpoint(ViProtectionDomain pd, ViCompletionQueue sendCq, ViCompletionQueue recvCq, VitcpConfig config) {
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -37,17 +37,17 @@ public final class ViEndpoint {
     }
 
     /** The protection domain of the endpoint's descriptors. */
-    public ProtectionDomain protectionDomain() {
+    public ViProtectionDomain protectionDomain() {
         return pd;
     }
 
     /** The completion queue of send descriptors. */
-    public CompletionQueue sendCq() {
+    public ViCompletionQueue sendCq() {
         return sendCq;
     }
 
     /** The completion queue of receive descriptors. */
-    public CompletionQueue recvCq() {
+    public ViCompletionQueue recvCq() {
         return recvCq;
     }
 
@@ -60,7 +60,7 @@ public final class ViEndpoint {
      * Posts a receive descriptor; allowed before the VI is connected (then reported in the CE segment). From any
      * thread, the descriptor is posted when this returns: a Send that arrives afterwards finds it [VIPL VipPostRecv].
      */
-    public void postRecv(RecvRequest r) {
+    public void postRecv(ViRecvRequest r) {
         ViEndpointHandler h;
         synchronized (lock) {
             h = handler;
@@ -79,7 +79,7 @@ public final class ViEndpoint {
     }
 
     /** Posts a send-queue descriptor. The VI must be connected. Its buffers must not change until it completes. */
-    public void postSend(SendRequest r) {
+    public void postSend(ViSendRequest r) {
         ViEndpointHandler h;
         synchronized (lock) {
             h = handler;
@@ -181,10 +181,10 @@ public final class ViEndpoint {
         }
     }
 
-    List<RecvRequest> attach(ViEndpointHandler h) {
+    List<ViRecvRequest> attach(ViEndpointHandler h) {
         synchronized (lock) {
             handler = h;
-            List<RecvRequest> l = new ArrayList<>(prePosted);
+            List<ViRecvRequest> l = new ArrayList<>(prePosted);
             prePosted.clear();
             return l;
         }

@@ -82,12 +82,12 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
 
     // =================================================================== API entry points (event loop)
 
-    void postRecv(RecvRequest r) {
+    void postRecv(ViRecvRequest r) {
         rx.takePosted(); // receives posted earlier from other threads keep their place
         rx.postRecv(r);
     }
 
-    void postRecvFromAnyThread(RecvRequest r) {
+    void postRecvFromAnyThread(ViRecvRequest r) {
         rx.postRecvFromAnyThread(r);
     }
 
@@ -95,7 +95,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         rx.takePosted();
     }
 
-    void postSend(SendRequest r) {
+    void postSend(ViSendRequest r) {
         tx.postSend(r);
     }
 
@@ -221,7 +221,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
-    void complete(SendRequest r, ViStatus status, long bytes) {
+    void complete(ViSendRequest r, ViStatus status, long bytes) {
         endpoint.sendCq().add(new ViCompletion(r.wrId, r.opcode, status, bytes, r.immediateData, r.immediateDataValid));
     }
 }

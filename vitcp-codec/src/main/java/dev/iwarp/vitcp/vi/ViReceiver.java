@@ -33,15 +33,15 @@ final class ViReceiver {
     private final ViEndpointHandler owner;
     private final ViEndpoint endpoint;
     private final VitcpConnection conn;
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final boolean reliableReception;
 
-    private final ArrayDeque<RecvRequest> postedRecvs = new ArrayDeque<>();
+    private final ArrayDeque<ViRecvRequest> postedRecvs = new ArrayDeque<>();
     /**
      * Receives posted from other threads, not yet taken on the event loop. A receive is posted when
      * {@code postRecv} returns [VIPL VipPostRecv]: a Send matched meanwhile takes these first.
      */
-    private final Queue<RecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
+    private final Queue<ViRecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
     private int localRxPosted;
     private boolean rxPostedDirty;
     private InMessage inbound;
@@ -64,7 +64,7 @@ final class ViReceiver {
     }
 
     /** Takes the receives posted before the VI connected. */
-    void attach(List<RecvRequest> prePosted) {
+    void attach(List<ViRecvRequest> prePosted) {
         postedRecvs.addAll(prePosted);
         localRxPosted = prePosted.size() & 0xFFFF;
         if (conn.remoteDescriptorFlowControl() && !prePosted.isEmpty()) {
@@ -75,25 +75,25 @@ final class ViReceiver {
     }
 
     /** From any thread: in effect at once, taken on the event loop by {@link #takePosted}. */
-    void postRecvFromAnyThread(RecvRequest r) {
+    void postRecvFromAnyThread(ViRecvRequest r) {
         postedElsewhere.add(r);
     }
 
     /** Takes the receives posted from other threads, in order. On the event loop. */
     void takePosted() {
-        RecvRequest r;
+        ViRecvRequest r;
         while ((r = postedElsewhere.poll()) != null) {
             postRecv(r);
         }
     }
 
     /** The receive descriptor the next Send (or RDMA Write with immediate data) consumes, if any. */
-    private RecvRequest nextRecv() {
+    private ViRecvRequest nextRecv() {
         takePosted();
         return postedRecvs.poll();
     }
 
-    void postRecv(RecvRequest r) {
+    void postRecv(ViRecvRequest r) {
         if (owner.isFailed()) {
             endpoint.recvCq().add(new ViCompletion(r.wrId, ViOpcode.RECV, ViStatus.FLUSHED, 0, 0, false));
             return;
@@ -217,7 +217,7 @@ final class ViReceiver {
     }
 
     private void checkRdmaTarget(InMessage m, ViRdmaHeader h, ViAccess access, boolean viEnabled) {
-        MemoryRegion region = pd.region(h.memoryHandle());
+        ViMemoryRegion region = pd.region(h.memoryHandle());
         m.rdmaAddress = h.rdmaAddress();
         m.rdmaLength = h.rdmaLengthUnsigned();
         m.region = region;
@@ -367,7 +367,7 @@ final class ViReceiver {
             }
             // deliver what arrived with status transport error
             InMessage m = inbound;
-            RecvRequest recv = m != null && m.type == ViSegmentType.SEND ? m.recv
+            ViRecvRequest recv = m != null && m.type == ViSegmentType.SEND ? m.recv
                     : (s.dataOffset() == 0 ? nextRecv() : null);
             long offset = m != null && m.type == ViSegmentType.SEND ? m.offset : 0;
             if (recv != null) {
@@ -401,7 +401,7 @@ final class ViReceiver {
             endpoint.recvCq().add(new ViCompletion(inbound.recv.wrId, ViOpcode.RECV, status, 0, 0, false));
         }
         inbound = null;
-        RecvRequest r;
+        ViRecvRequest r;
         while ((r = postedRecvs.poll()) != null) {
             endpoint.recvCq().add(new ViCompletion(r.wrId, ViOpcode.RECV, status, 0, 0, false));
         }
@@ -413,8 +413,8 @@ final class ViReceiver {
         final ViSegmentType type;
         final int messageNumber;
         long offset;
-        RecvRequest recv;
-        MemoryRegion region;
+        ViRecvRequest recv;
+        ViMemoryRegion region;
         long rdmaAddress;
         long rdmaLength;
         int error;

@@ -30,7 +30,7 @@ final class ViTransmitter {
     private static final int FLUSH_EVERY = 16;
 
     private final ViEndpointHandler owner;
-    private final ProtectionDomain pd;
+    private final ViProtectionDomain pd;
     private final VitcpConnection conn;
     private final int mtu;
     private final boolean reliableReception;
@@ -51,7 +51,7 @@ final class ViTransmitter {
     private final ArrayDeque<ReadResponse> responses = new ArrayDeque<>();
     private ReadResponse currentResponse;
 
-    ViTransmitter(ViEndpointHandler owner, ProtectionDomain pd) {
+    ViTransmitter(ViEndpointHandler owner, ViProtectionDomain pd) {
         this.owner = owner;
         this.pd = pd;
         this.conn = owner.connection();
@@ -64,7 +64,7 @@ final class ViTransmitter {
         return owner.context();
     }
 
-    void postSend(SendRequest r) {
+    void postSend(ViSendRequest r) {
         if (owner.isFailed()) {
             owner.complete(r, ViStatus.FLUSHED, 0);
             return;
@@ -147,7 +147,7 @@ final class ViTransmitter {
             if (m == null) {
                 return false;
             }
-            SendRequest r = m.request;
+            ViSendRequest r = m.request;
             if (r.opcode == ViOpcode.RDMA_READ && outstandingReads.size() >= conn.rdmaReadWindow()) {
                 return false; // §2.2.2.2.6: the negotiated number of outstanding RDMA Reads
             }
@@ -170,7 +170,7 @@ final class ViTransmitter {
             }
             current = m;
         }
-        SendRequest r = m.request;
+        ViSendRequest r = m.request;
         int n = (int) Math.min(mtu, m.length - m.offset);
         boolean eom = m.offset + n == m.length;
         ByteBuf payload = ScatterGather.gather(ctx().alloc(), r.segments, m.offset, n);
@@ -315,7 +315,7 @@ final class ViTransmitter {
     }
 
     /** Queues the response to the peer's RDMA Read Request {@code messageNumber} (§2.2.2.2.6). */
-    void queueReadResponse(int messageNumber, MemoryRegion region, long address, long length) {
+    void queueReadResponse(int messageNumber, ViMemoryRegion region, long address, long length) {
         responses.add(new ReadResponse(messageNumber, region, address, length));
     }
 
@@ -338,7 +338,7 @@ final class ViTransmitter {
     // =================================================================== state records
 
     static final class OutMessage {
-        final SendRequest request;
+        final ViSendRequest request;
         final long length;
         int messageNumber;
         long offset;
@@ -347,7 +347,7 @@ final class ViTransmitter {
         boolean transportError;
         boolean localError;
 
-        OutMessage(SendRequest request) {
+        OutMessage(ViSendRequest request) {
             this.request = request;
             this.length = request.length();
         }
@@ -355,12 +355,12 @@ final class ViTransmitter {
 
     private static final class ReadResponse {
         final int messageNumber;
-        final MemoryRegion region;
+        final ViMemoryRegion region;
         final long address;
         final long length;
         long offset;
 
-        ReadResponse(int messageNumber, MemoryRegion region, long address, long length) {
+        ReadResponse(int messageNumber, ViMemoryRegion region, long address, long length) {
             this.messageNumber = messageNumber;
             this.region = region;
             this.address = address;

@@ -40,16 +40,16 @@ class ViDataTransferTest {
     @EnumSource(ViReliabilityLevel.class)
     void sendAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdA, 16 << 20);
-            MemoryRegion dst = p.region(p.pdB, 16 << 20);
+            ViMemoryRegion src = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion dst = p.region(p.pdB, 16 << 20);
             p.connect();
             p.pair.record(true);
             long wr = 0;
             for (int size : SIZES) {
                 byte[] data = pattern(size, size);
                 fill(src, data);
-                p.b.postRecv(RecvRequest.of(++wr, dst.segment(0, 16 << 20)));
-                p.a.postSend(SendRequest.send(wr, src.segment(0, size)).withImmediate(size));
+                p.b.postRecv(ViRecvRequest.of(++wr, dst.segment(0, 16 << 20)));
+                p.a.postSend(ViSendRequest.send(wr, src.segment(0, size)).withImmediate(size));
                 p.pair.pump();
                 ViCompletion r = p.recvB.poll();
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, size, true), r);
@@ -80,16 +80,16 @@ class ViDataTransferTest {
     @EnumSource(ViReliabilityLevel.class)
     void rdmaWriteWithImmediateDataAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdA, 16 << 20);
-            MemoryRegion dst = p.region(p.pdB, (16 << 20) + 100, ViAccess.RDMA_WRITE);
-            MemoryRegion none = p.region(p.pdB, 1);
+            ViMemoryRegion src = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion dst = p.region(p.pdB, (16 << 20) + 100, ViAccess.RDMA_WRITE);
+            ViMemoryRegion none = p.region(p.pdB, 1);
             p.connect();
             long wr = 0;
             for (int size : SIZES) {
                 byte[] data = pattern(size, size + 7);
                 fill(src, data);
-                p.b.postRecv(RecvRequest.of(++wr, none.segment(0, 0)));
-                p.a.postSend(SendRequest.rdmaWrite(wr, dst.address() + 100, dst.handle(), src.segment(0, size))
+                p.b.postRecv(ViRecvRequest.of(++wr, none.segment(0, 0)));
+                p.a.postSend(ViSendRequest.rdmaWrite(wr, dst.address() + 100, dst.handle(), src.segment(0, size))
                         .withImmediate(0x5EED0000 + size));
                 p.pair.pump();
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, ViStatus.SUCCESS, 0,
@@ -102,7 +102,7 @@ class ViDataTransferTest {
                 assertArrayEquals(data, got, "size " + size);
             }
             // an RDMA Write without immediate data consumes no receive descriptor
-            p.a.postSend(SendRequest.rdmaWrite(99, dst.address(), dst.handle(), src.segment(0, 10)));
+            p.a.postSend(ViSendRequest.rdmaWrite(99, dst.address(), dst.handle(), src.segment(0, 10)));
             p.pair.pump();
             assertEquals(ViStatus.SUCCESS, p.sendA.poll().status());
             assertNull(p.recvB.poll());
@@ -113,14 +113,14 @@ class ViDataTransferTest {
     @EnumSource(value = ViReliabilityLevel.class, names = {"RELIABLE_DELIVERY", "RELIABLE_RECEPTION"})
     void rdmaReadAtAllSizes(ViReliabilityLevel level) {
         try (ViPair p = new ViPair(config(level), config(level))) {
-            MemoryRegion src = p.region(p.pdB, 16 << 20, ViAccess.RDMA_READ);
-            MemoryRegion dst = p.region(p.pdA, 16 << 20);
+            ViMemoryRegion src = p.region(p.pdB, 16 << 20, ViAccess.RDMA_READ);
+            ViMemoryRegion dst = p.region(p.pdA, 16 << 20);
             p.connect();
             long wr = 0;
             for (int size : SIZES) {
                 byte[] data = pattern(size, size + 3);
                 fill(src, data);
-                p.a.postSend(SendRequest.rdmaRead(++wr, src.address(), src.handle(), dst.segment(0, size)));
+                p.a.postSend(ViSendRequest.rdmaRead(++wr, src.address(), src.handle(), dst.segment(0, size)));
                 p.pair.pump();
                 assertEquals(new ViCompletion(wr, ViOpcode.RDMA_READ, ViStatus.SUCCESS, size, 0, false),
                         p.sendA.poll());
@@ -134,9 +134,9 @@ class ViDataTransferTest {
     @Test
     void rdmaReadIsNotAvailableOnUnreliable() {
         try (ViPair p = new ViPair(config(ViReliabilityLevel.UNRELIABLE), config(ViReliabilityLevel.UNRELIABLE))) {
-            MemoryRegion dst = p.region(p.pdA, 16);
+            ViMemoryRegion dst = p.region(p.pdA, 16);
             p.connect();
-            p.a.postSend(SendRequest.rdmaRead(1, 0, 1, dst.segment(0, 16)));
+            p.a.postSend(ViSendRequest.rdmaRead(1, 0, 1, dst.segment(0, 16)));
             assertEquals(ViStatus.NOT_SUPPORTED, p.sendA.poll().status());
         }
     }
@@ -145,20 +145,20 @@ class ViDataTransferTest {
     void readResponsesInterleaveWithAnotherMessage() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion readSrc = p.region(p.pdB, 8 * MTU, ViAccess.RDMA_READ);
-            MemoryRegion sendSrc = p.region(p.pdB, 8 * MTU);
-            MemoryRegion readDst = p.region(p.pdA, 8 * MTU);
-            MemoryRegion recvDst = p.region(p.pdA, 8 * MTU);
+            ViMemoryRegion readSrc = p.region(p.pdB, 8 * MTU, ViAccess.RDMA_READ);
+            ViMemoryRegion sendSrc = p.region(p.pdB, 8 * MTU);
+            ViMemoryRegion readDst = p.region(p.pdA, 8 * MTU);
+            ViMemoryRegion recvDst = p.region(p.pdA, 8 * MTU);
             byte[] readData = pattern(8 * MTU, 1);
             byte[] sendData = pattern(8 * MTU, 2);
             fill(readSrc, readData);
             fill(sendSrc, sendData);
             p.connect();
             p.pair.record(true);
-            p.a.postRecv(RecvRequest.of(7, recvDst.all()));
-            p.a.postSend(SendRequest.rdmaRead(1, readSrc.address(), readSrc.handle(), readDst.all()));
+            p.a.postRecv(ViRecvRequest.of(7, recvDst.all()));
+            p.a.postSend(ViSendRequest.rdmaRead(1, readSrc.address(), readSrc.handle(), readDst.all()));
             p.pair.a().runPendingTasks();   // the Read Request is now on A's wire
-            p.b.postSend(SendRequest.send(2, sendSrc.all())); // B's pump is queued, not yet run
+            p.b.postSend(ViSendRequest.send(2, sendSrc.all())); // B's pump is queued, not yet run
             Object request;
             while ((request = p.pair.a().readOutbound()) != null) {
                 p.pair.b().writeInbound(request); // B's read-complete pump sees the request and the Send together
@@ -185,13 +185,13 @@ class ViDataTransferTest {
     void descriptorFlowControlHoldsAndReleasesSends() {
         VitcpConfig holder = VitcpConfig.builder().mtu(MTU).descriptorFlowControl(true).build();
         try (ViPair p = new ViPair(holder, config(ViReliabilityLevel.RELIABLE_DELIVERY))) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion dst = p.region(p.pdB, 3 * 64);
-            p.b.postRecv(RecvRequest.of(100, dst.segment(0, 64))); // posted before connecting: in the CE segment
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 3 * 64);
+            p.b.postRecv(ViRecvRequest.of(100, dst.segment(0, 64))); // posted before connecting: in the CE segment
             p.connect();
             p.pair.record(true);
             for (int i = 1; i <= 3; i++) {
-                p.a.postSend(SendRequest.send(i, src.segment(0, 64)));
+                p.a.postSend(ViSendRequest.send(i, src.segment(0, 64)));
             }
             p.pair.pump();
             // one descriptor was posted, so exactly one Send went out; two are held
@@ -201,13 +201,13 @@ class ViDataTransferTest {
             assertEquals(1, p.sendA.poll().wrId());
             assertNull(p.sendA.poll());
             // B posts one more: it tells A with a NOP (A set Descriptor Flow Control), one more Send is released
-            p.b.postRecv(RecvRequest.of(101, dst.segment(64, 64)));
+            p.b.postRecv(ViRecvRequest.of(101, dst.segment(64, 64)));
             p.pair.pump();
             assertTrue(p.pair.bToA().stream().anyMatch(s -> segmentType(s) == 4));
             assertEquals(101, p.recvB.poll().wrId());
             assertNull(p.recvB.poll());
             assertEquals(2, p.sendA.poll().wrId());
-            p.b.postRecv(RecvRequest.of(102, dst.segment(128, 64)));
+            p.b.postRecv(ViRecvRequest.of(102, dst.segment(128, 64)));
             p.pair.pump();
             assertEquals(102, p.recvB.poll().wrId());
             assertEquals(3, p.sendA.poll().wrId());
@@ -220,10 +220,10 @@ class ViDataTransferTest {
     void sendWithoutReceiveDescriptorIsADescriptorErrorInTheMessageAck() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion src = p.region(p.pdA, 64);
             p.connect();
             p.pair.record(true);
-            p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 64)));
             p.pair.pump();
             assertEquals(ViStatus.REMOTE_DESCRIPTOR_ERROR, p.sendA.poll().status());
             // the NOP: Message ACK = 1 (the message in error), Remote Error Code VDE = 0x0002
@@ -240,19 +240,19 @@ class ViDataTransferTest {
     void protectionErrorReportedInMessageAckAtReliableReception() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion readOnly = p.region(p.pdB, 32, ViAccess.RDMA_READ);
-            MemoryRegion other = p.region(p.pdA, 64);
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion readOnly = p.region(p.pdB, 32, ViAccess.RDMA_READ);
+            ViMemoryRegion other = p.region(p.pdA, 64);
             p.connect();
             p.pair.record(true);
             fill(src, pattern(64, 9));
-            p.a.postSend(SendRequest.send(0, src.segment(0, 0))); // message 1, needs a receive: post one first
-            p.b.postRecv(RecvRequest.of(50, p.region(p.pdB, 1).segment(0, 0)));
+            p.a.postSend(ViSendRequest.send(0, src.segment(0, 0))); // message 1, needs a receive: post one first
+            p.b.postRecv(ViRecvRequest.of(50, p.region(p.pdB, 1).segment(0, 0)));
             p.pair.pump();
             assertEquals(ViStatus.SUCCESS, p.sendA.poll().status());
             // message 2: RDMA Write into a region without RDMA Write access, message 3 queued behind it
-            p.a.postSend(SendRequest.rdmaWrite(1, readOnly.address(), readOnly.handle(), src.segment(0, 16)));
-            p.a.postSend(SendRequest.send(2, other.segment(0, 4)));
+            p.a.postSend(ViSendRequest.rdmaWrite(1, readOnly.address(), readOnly.handle(), src.segment(0, 16)));
+            p.a.postSend(ViSendRequest.send(2, other.segment(0, 4)));
             p.pair.pump();
             assertEquals(new ViCompletion(1, ViOpcode.RDMA_WRITE, ViStatus.REMOTE_PROTECTION_ERROR, 0, 0, false),
                     p.sendA.poll());
@@ -271,19 +271,19 @@ class ViDataTransferTest {
     void outOfBoundsWriteIsRefusedAtEveryLevel() {
         for (ViReliabilityLevel level : ViReliabilityLevel.values()) {
             try (ViPair p = new ViPair(config(level), config(level))) {
-                MemoryRegion src = p.region(p.pdA, 64);
-                MemoryRegion dst = p.region(p.pdB, 32, ViAccess.RDMA_WRITE);
-                MemoryRegion dst2 = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
+                ViMemoryRegion src = p.region(p.pdA, 64);
+                ViMemoryRegion dst = p.region(p.pdB, 32, ViAccess.RDMA_WRITE);
+                ViMemoryRegion dst2 = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
                 fill(src, pattern(64, 5));
                 p.connect();
-                p.a.postSend(SendRequest.rdmaWrite(1, dst.address() + 16, dst.handle(), src.segment(0, 32)));
+                p.a.postSend(ViSendRequest.rdmaWrite(1, dst.address() + 16, dst.handle(), src.segment(0, 32)));
                 p.pair.pump();
                 assertArrayEquals(new byte[64], read(dst2, 64), level.name());
                 assertArrayEquals(new byte[32], read(dst, 32), level.name());
                 if (level == ViReliabilityLevel.UNRELIABLE) {
                     // dropped, the VI continues
                     assertTrue(p.pair.b().isOpen());
-                    p.a.postSend(SendRequest.rdmaWrite(2, dst2.address(), dst2.handle(), src.segment(0, 64)));
+                    p.a.postSend(ViSendRequest.rdmaWrite(2, dst2.address(), dst2.handle(), src.segment(0, 64)));
                     p.pair.pump();
                     assertArrayEquals(pattern(64, 5), read(dst2, 64));
                 } else {
@@ -313,16 +313,16 @@ class ViDataTransferTest {
     void crcErrorPerReliabilityLevel(ViReliabilityLevel level) {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(level).mtu(MTU).crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 100);
-            MemoryRegion dst = p.region(p.pdB, 200);
+            ViMemoryRegion src = p.region(p.pdA, 100);
+            ViMemoryRegion dst = p.region(p.pdB, 200);
             fill(src, pattern(100, 4));
             p.connect();
             assertTrue(p.a.connection().crcEnabled());
             p.pair.record(true);
             corruptFirstSend(p);
-            p.b.postRecv(RecvRequest.of(1, dst.segment(0, 100)));
-            p.b.postRecv(RecvRequest.of(2, dst.segment(100, 100)));
-            p.a.postSend(SendRequest.send(1, src.segment(0, 100)));
+            p.b.postRecv(ViRecvRequest.of(1, dst.segment(0, 100)));
+            p.b.postRecv(ViRecvRequest.of(2, dst.segment(100, 100)));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 100)));
             p.pair.pump();
             // §3.6 action 2: the data is delivered with status transport error
             ViCompletion r = p.recvB.poll();
@@ -332,7 +332,7 @@ class ViDataTransferTest {
                 case UNRELIABLE -> {
                     // the connection may continue
                     assertTrue(p.pair.a().isOpen() && p.pair.b().isOpen());
-                    p.a.postSend(SendRequest.send(2, src.segment(0, 100)));
+                    p.a.postSend(ViSendRequest.send(2, src.segment(0, 100)));
                     p.pair.pump();
                     assertEquals(new ViCompletion(2, ViOpcode.RECV, ViStatus.SUCCESS, 100, 0, false), p.recvB.poll());
                 }
@@ -359,13 +359,13 @@ class ViDataTransferTest {
     void readWindowLimitsOutstandingReads() {
         VitcpConfig cfg = VitcpConfig.builder().mtu(MTU).rdmaReadWindow(1).build();
         try (ViPair p = new ViPair(cfg, VitcpConfig.builder().mtu(MTU).rdmaReadWindow(8).build())) {
-            MemoryRegion src = p.region(p.pdB, 3 * MTU, ViAccess.RDMA_READ);
-            MemoryRegion dst = p.region(p.pdA, 3 * MTU);
+            ViMemoryRegion src = p.region(p.pdB, 3 * MTU, ViAccess.RDMA_READ);
+            ViMemoryRegion dst = p.region(p.pdA, 3 * MTU);
             fill(src, pattern(3 * MTU, 11));
             assertEquals(1, p.connect().rdmaReadWindow());
             p.pair.record(true);
             for (int i = 0; i < 3; i++) {
-                p.a.postSend(SendRequest.rdmaRead(i, src.address() + i * MTU, src.handle(),
+                p.a.postSend(ViSendRequest.rdmaRead(i, src.address() + i * MTU, src.handle(),
                         dst.segment(i * MTU, MTU)));
             }
             p.pair.a().runPendingTasks();
@@ -396,12 +396,12 @@ class ViDataTransferTest {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_DELIVERY);
         try (ViPair p = new ViPair(cfg, cfg)) {
             ByteBuf buf = io.netty.buffer.Unpooled.buffer(64, 64).writeZero(64);
-            MemoryRegion src = p.pdA.register(buf, new ViAccess[0]);
+            ViMemoryRegion src = p.pdA.register(buf, new ViAccess[0]);
             buf.release();
-            MemoryRegion dst = p.region(p.pdB, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
-            p.b.postRecv(RecvRequest.of(1, dst.all()));
-            p.a.postSend(SendRequest.send(1, src.segment(0, 64)));
+            p.b.postRecv(ViRecvRequest.of(1, dst.all()));
+            p.a.postSend(ViSendRequest.send(1, src.segment(0, 64)));
             src.deregister(); // before the send is transmitted (its pump is still queued)
             p.pair.pump();
             // §2.2.2.2.5 / §3.2: padded, Transmit Error set, the receiver regards the message as in error
@@ -415,9 +415,9 @@ class ViDataTransferTest {
     void disconnectFlushesOutstandingDescriptors() {
         VitcpConfig cfg = config(ViReliabilityLevel.RELIABLE_RECEPTION);
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion dst = p.region(p.pdB, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64);
             p.connect();
-            p.b.postRecv(RecvRequest.of(1, dst.all()));
+            p.b.postRecv(ViRecvRequest.of(1, dst.all()));
             p.pair.pump();
             p.a.disconnect();
             p.pair.pump();
@@ -432,9 +432,9 @@ class ViDataTransferTest {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(ViReliabilityLevel.UNRELIABLE).mtu(MTU)
                 .crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
-            MemoryRegion src = p.region(p.pdA, 64);
-            MemoryRegion dst = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
-            MemoryRegion imm = p.region(p.pdB, 1);
+            ViMemoryRegion src = p.region(p.pdA, 64);
+            ViMemoryRegion dst = p.region(p.pdB, 64, ViAccess.RDMA_WRITE);
+            ViMemoryRegion imm = p.region(p.pdB, 1);
             fill(src, pattern(64, 8));
             p.connect();
             boolean[] done = {false};
@@ -448,14 +448,14 @@ class ViDataTransferTest {
                 }
                 return buf;
             });
-            p.b.postRecv(RecvRequest.of(1, imm.segment(0, 0)));
-            p.a.postSend(SendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
+            p.b.postRecv(ViRecvRequest.of(1, imm.segment(0, 0)));
+            p.a.postSend(ViSendRequest.rdmaWrite(1, dst.address(), dst.handle(), src.all()).withImmediate(3));
             p.pair.pump();
             // §3.6: the VI continues (Unreliable); the damaged write is not placed, its immediate data is in error
             assertArrayEquals(new byte[64], read(dst, 64));
             assertEquals(ViStatus.TRANSPORT_ERROR, p.recvB.poll().status());
             assertTrue(p.pair.b().isOpen());
-            p.a.postSend(SendRequest.rdmaWrite(2, dst.address(), dst.handle(), src.all()));
+            p.a.postSend(ViSendRequest.rdmaWrite(2, dst.address(), dst.handle(), src.all()));
             p.pair.pump();
             assertArrayEquals(pattern(64, 8), read(dst, 64));
         }

@@ -36,14 +36,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ViHostilePeerTest {
     static final int MTU = 256;
 
-    private final ProtectionDomain pd = new ProtectionDomain();
-    private final CompletionQueue cq = new CompletionQueue();
-    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final ViProtectionDomain pd = new ViProtectionDomain();
+    private final ViCompletionQueue cq = new ViCompletionQueue();
+    private final List<ViMemoryRegion> regions = new ArrayList<>();
     private EmbeddedChannel vi;
 
-    private MemoryRegion region(int size, ViAccess... access) {
+    private ViMemoryRegion region(int size, ViAccess... access) {
         ByteBuf b = Unpooled.buffer(size, size).writeZero(size);
-        MemoryRegion r = pd.register(b, access);
+        ViMemoryRegion r = pd.register(b, access);
         b.release();
         regions.add(r);
         return r;
@@ -112,14 +112,14 @@ class ViHostilePeerTest {
         if (vi != null) {
             vi.finishAndReleaseAll();
         }
-        regions.forEach(MemoryRegion::deregister);
+        regions.forEach(ViMemoryRegion::deregister);
     }
 
     @Test
     void segmentAtWrongDataOffset() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64);
-        ep.postRecv(RecvRequest.of(1, r.all()));
+        ViMemoryRegion r = region(64);
+        ep.postRecv(ViRecvRequest.of(1, r.all()));
         peerSends(send(5, 0, false).build(Unpooled.wrappedBuffer(new byte[] {1, 2})));
         peerSends(send(5, 3, true).build(Unpooled.wrappedBuffer(new byte[] {3})));
         assertErrorNopAndClose(5, ViRemoteErrorCode.UTE);
@@ -129,8 +129,8 @@ class ViHostilePeerTest {
     @Test
     void newMessageBeforeEndOfMessage() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(64).all()));
-        ep.postRecv(RecvRequest.of(2, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(2, region(64).all()));
         peerSends(send(5, 0, false).build(Unpooled.wrappedBuffer(new byte[] {1})));
         peerSends(send(6, 0, true).build(Unpooled.wrappedBuffer(new byte[] {1})));
         assertErrorNopAndClose(6, ViRemoteErrorCode.UTE);
@@ -139,8 +139,8 @@ class ViHostilePeerTest {
     @Test
     void gapInMessageNumbers() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(64).all()));
-        ep.postRecv(RecvRequest.of(2, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(64).all()));
+        ep.postRecv(ViRecvRequest.of(2, region(64).all()));
         peerSends(send(5, 0, true).build());
         peerSends(send(7, 0, true).build());
         List<ViSegment> sent = viSent();
@@ -154,7 +154,7 @@ class ViHostilePeerTest {
     @Test
     void segmentAboveTheAgreedMtu() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        ep.postRecv(RecvRequest.of(1, region(1024).all()));
+        ep.postRecv(ViRecvRequest.of(1, region(1024).all()));
         peerSends(send(1, 0, true).build(Unpooled.wrappedBuffer(new byte[MTU + 1])));
         assertErrorNopAndClose(1, ViRemoteErrorCode.UTE);
     }
@@ -178,7 +178,7 @@ class ViHostilePeerTest {
     @Test
     void rdmaWriteWhenTheViDisabledIt() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, false);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         peerSends(ViSegment.builder(ViSegmentType.RDMA_WRITE).messageNumber(3).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address(), r.handle(), 4)).build(Unpooled.wrappedBuffer(new byte[] {
                     1, 2, 3, 4})));
@@ -189,7 +189,7 @@ class ViHostilePeerTest {
     @Test
     void rdmaWriteWithUnknownHandleOrWrappingAddress() {
         connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         // address just below the region with a length that wraps into it: outside, refused, closed (no NOP)
         peerSends(ViSegment.builder(ViSegmentType.RDMA_WRITE).messageNumber(3).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address() - 2, r.handle(), 4)).build(Unpooled.wrappedBuffer(
@@ -203,7 +203,7 @@ class ViHostilePeerTest {
     @Test
     void readRequestsBeyondTheWindow() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_READ);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_READ);
         // both arrive in one read, so the first response is not yet sent when the second request is seen
         EmbeddedChannel enc = new EmbeddedChannel(new VitcpSegmentEncoder(VitcpCrcMode.ETHERNET_REFLECTED));
         for (int msg = 1; msg <= 2; msg++) {
@@ -223,7 +223,7 @@ class ViHostilePeerTest {
     @Test
     void readRequestWithoutReadAccess() {
         connect(ViReliabilityLevel.RELIABLE_RECEPTION, true);
-        MemoryRegion r = region(64, ViAccess.RDMA_WRITE);
+        ViMemoryRegion r = region(64, ViAccess.RDMA_WRITE);
         peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_REQUEST).messageNumber(9).endOfMessage(true)
                 .rdmaHeader(new ViRdmaHeader(r.address(), r.handle(), 64)).build());
         assertErrorNopAndClose(9, ViRemoteErrorCode.MPE);
@@ -240,10 +240,10 @@ class ViHostilePeerTest {
     @Test
     void sendLongerThanTheReceiveDescriptorOnUnreliableIsDropped() {
         ViEndpoint ep = connect(ViReliabilityLevel.UNRELIABLE, true);
-        MemoryRegion small = region(4);
-        MemoryRegion next = region(8);
-        ep.postRecv(RecvRequest.of(1, small.all()));
-        ep.postRecv(RecvRequest.of(2, next.all()));
+        ViMemoryRegion small = region(4);
+        ViMemoryRegion next = region(8);
+        ep.postRecv(ViRecvRequest.of(1, small.all()));
+        ep.postRecv(ViRecvRequest.of(2, next.all()));
         peerSends(send(1, 0, true).build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6})));
         ViCompletion c = cq.poll();
         assertEquals(1, c.wrId());
@@ -272,10 +272,10 @@ class ViHostilePeerTest {
     @Test
     void rxDescriptorsPostedWrapsModulo65536() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true, true);
-        MemoryRegion r = region(1);
+        ViMemoryRegion r = region(1);
         int total = 65540;
         for (int i = 0; i < total; i++) {
-            ep.postSend(SendRequest.send(i, r.segment(0, 0)));
+            ep.postSend(ViSendRequest.send(i, r.segment(0, 0)));
         }
         assertEquals(0, sendSegmentsWritten(), "the peer posted nothing yet");
         peerSends(ViSegment.builder(ViSegmentType.NOP).rxDescriptorsPosted(0xFFF0).build());
@@ -294,8 +294,8 @@ class ViHostilePeerTest {
     @Test
     void readResponseMarkedWithTransmitErrorCompletesTheReadInError() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion dst = region(8);
-        ep.postSend(SendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
+        ViMemoryRegion dst = region(8);
+        ep.postSend(ViSendRequest.rdmaRead(77, 0x1000, 0x42, dst.all()));
         List<ViSegment> sent = viSent();
         assertEquals(ViSegmentType.RDMA_READ_REQUEST, sent.get(0).type());
         assertEquals(new ViRdmaHeader(0x1000, 0x42, 8), sent.get(0).rdmaHeader());
@@ -312,9 +312,9 @@ class ViHostilePeerTest {
     @Test
     void readResponseLongerThanTheReadIsRefused() {
         ViEndpoint ep = connect(ViReliabilityLevel.RELIABLE_DELIVERY, true);
-        MemoryRegion dst = region(4);
-        MemoryRegion after = region(16);
-        ep.postSend(SendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
+        ViMemoryRegion dst = region(4);
+        ViMemoryRegion after = region(16);
+        ep.postSend(ViSendRequest.rdmaRead(5, 0x1000, 0x42, dst.all()));
         int msg = viSent().get(0).messageNumber();
         peerSends(ViSegment.builder(ViSegmentType.RDMA_READ_RESPONSE).messageNumber(msg).endOfMessage(true)
                 .build(Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8})));

@@ -19,16 +19,16 @@ final class ViPair implements AutoCloseable {
     static final byte[] CLIENT = "client".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SERVER = "server".getBytes(StandardCharsets.US_ASCII);
 
-    final ProtectionDomain pdA = new ProtectionDomain();
-    final ProtectionDomain pdB = new ProtectionDomain();
-    final CompletionQueue sendA = new CompletionQueue();
-    final CompletionQueue recvA = new CompletionQueue();
-    final CompletionQueue sendB = new CompletionQueue();
-    final CompletionQueue recvB = new CompletionQueue();
+    final ViProtectionDomain pdA = new ViProtectionDomain();
+    final ViProtectionDomain pdB = new ViProtectionDomain();
+    final ViCompletionQueue sendA = new ViCompletionQueue();
+    final ViCompletionQueue recvA = new ViCompletionQueue();
+    final ViCompletionQueue sendB = new ViCompletionQueue();
+    final ViCompletionQueue recvB = new ViCompletionQueue();
     final ViEndpoint a;
     final ViEndpoint b;
     final EmbeddedPairAccess pair;
-    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final List<ViMemoryRegion> regions = new ArrayList<>();
 
     ViPair(VitcpConfig configA, VitcpConfig configB) {
         a = new ViEndpoint(pdA, sendA, recvA, configA);
@@ -48,10 +48,10 @@ final class ViPair implements AutoCloseable {
         return a.connection();
     }
 
-    MemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+    ViMemoryRegion region(ViProtectionDomain pd, int size, ViAccess... access) {
         ByteBuf buf = Unpooled.buffer(size, size);
         buf.writerIndex(size);
-        MemoryRegion r = pd.register(buf, access);
+        ViMemoryRegion r = pd.register(buf, access);
         buf.release(); // the region holds its own reference
         regions.add(r);
         return r;
@@ -63,11 +63,11 @@ final class ViPair implements AutoCloseable {
         return d;
     }
 
-    static void fill(MemoryRegion r, byte[] data) {
+    static void fill(ViMemoryRegion r, byte[] data) {
         r.buffer().setBytes(0, data);
     }
 
-    static byte[] read(MemoryRegion r, int n) {
+    static byte[] read(ViMemoryRegion r, int n) {
         byte[] d = new byte[n];
         r.buffer().getBytes(0, d);
         return d;
@@ -76,7 +76,7 @@ final class ViPair implements AutoCloseable {
     @Override
     public void close() {
         pair.close();
-        for (MemoryRegion r : regions) {
+        for (ViMemoryRegion r : regions) {
             r.deregister();
         }
     }

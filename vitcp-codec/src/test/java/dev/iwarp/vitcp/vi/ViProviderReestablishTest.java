@@ -59,7 +59,7 @@ class ViProviderReestablishTest {
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             try {
-                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+                ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
                 ExecutionException e = assertThrows(ExecutionException.class, () -> provider.connect(a,
                         (InetSocketAddress) server.localAddress(), CLIENT, SERVER, ch -> hooked.incrementAndGet())
                         .get(60, TimeUnit.SECONDS));

@@ -35,19 +35,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The VI API over real TCP on the loopback interface. */
 class ViProviderTest {
-    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final List<ViMemoryRegion> regions = new ArrayList<>();
 
-    private MemoryRegion region(ProtectionDomain pd, int size, ViAccess... access) {
+    private ViMemoryRegion region(ViProtectionDomain pd, int size, ViAccess... access) {
         ByteBuf buf = Unpooled.directBuffer(size, size);
         buf.writerIndex(size);
-        MemoryRegion r = pd.register(buf, access);
+        ViMemoryRegion r = pd.register(buf, access);
         buf.release();
         regions.add(r);
         return r;
     }
 
     /** Waits (liveness bound only, not a performance check) for the next completion. */
-    private static ViCompletion take(CompletionQueue cq) throws InterruptedException {
+    private static ViCompletion take(ViCompletionQueue cq) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         ViCompletion c;
         while ((c = cq.poll()) == null) {
@@ -60,7 +60,7 @@ class ViProviderTest {
     }
 
     private void deregisterAll() {
-        regions.forEach(MemoryRegion::deregister);
+        regions.forEach(ViMemoryRegion::deregister);
     }
 
     @Test
@@ -69,13 +69,13 @@ class ViProviderTest {
                 .crcOption(true).mtu(4096).build();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViProtectionDomain pdB = new ViProtectionDomain();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, 1 << 20);
-            MemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
-            b.postRecv(RecvRequest.of(1, recvB.all()));
-            b.postRecv(RecvRequest.of(2, recvB.segment(0, 0)));
+            ViMemoryRegion recvB = region(pdB, 1 << 20);
+            ViMemoryRegion rdmaB = region(pdB, 1 << 20, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            b.postRecv(ViRecvRequest.of(1, recvB.all()));
+            b.postRecv(ViRecvRequest.of(2, recvB.segment(0, 0)));
             CompletableFuture<VitcpConnection> accepted = new CompletableFuture<>();
             // the application decides on another thread, later
             listener.register(SERVER, cfg, request -> ForkJoinPool.commonPool().execute(
@@ -87,11 +87,11 @@ class ViProviderTest {
                         }
                     })));
 
-            ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViProtectionDomain pdA = new ViProtectionDomain();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, 1 << 20);
-            MemoryRegion dstA = region(pdA, 1 << 20);
+            ViMemoryRegion srcA = region(pdA, 1 << 20);
+            ViMemoryRegion dstA = region(pdA, 1 << 20);
             VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             assertTrue(c.crcEnabled());
             assertEquals(4096, c.mtu());
@@ -100,20 +100,20 @@ class ViProviderTest {
 
             byte[] data = pattern(1 << 20, 77);
             srcA.buffer().setBytes(0, data);
-            a.postSend(SendRequest.send(10, srcA.all()));
+            a.postSend(ViSendRequest.send(10, srcA.all()));
             assertEquals(new ViCompletion(10, ViOpcode.SEND, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
             assertEquals(new ViCompletion(1, ViOpcode.RECV, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqB));
             byte[] got = new byte[1 << 20];
             recvB.buffer().getBytes(0, got);
             assertArrayEquals(data, got);
 
-            a.postSend(SendRequest.rdmaWrite(11, rdmaB.address(), rdmaB.handle(), srcA.all()).withImmediate(42));
+            a.postSend(ViSendRequest.rdmaWrite(11, rdmaB.address(), rdmaB.handle(), srcA.all()).withImmediate(42));
             assertEquals(ViStatus.SUCCESS, take(cqA).status());
             ViCompletion imm = take(cqB);
             assertEquals(ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE, imm.opcode());
             assertEquals(42, imm.immediateData());
 
-            a.postSend(SendRequest.rdmaRead(12, rdmaB.address(), rdmaB.handle(), dstA.all()));
+            a.postSend(ViSendRequest.rdmaRead(12, rdmaB.address(), rdmaB.handle(), dstA.all()));
             assertEquals(new ViCompletion(12, ViOpcode.RDMA_READ, ViStatus.SUCCESS, 1 << 20, 0, false), take(cqA));
             dstA.buffer().getBytes(0, got);
             assertArrayEquals(data, got);
@@ -142,31 +142,31 @@ class ViProviderTest {
         VitcpConfig cfg = VitcpConfig.builder().reliabilityLevel(level).crcOption(true).mtu(mtu).build();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViProtectionDomain pdB = new ViProtectionDomain();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, max);
-            MemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
+            ViMemoryRegion recvB = region(pdB, max);
+            ViMemoryRegion rdmaB = region(pdB, max, ViAccess.RDMA_WRITE, ViAccess.RDMA_READ);
             listener.register(SERVER, cfg, request -> b.accept(request));
-            ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViProtectionDomain pdA = new ViProtectionDomain();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, max);
-            MemoryRegion dstA = region(pdA, max);
+            ViMemoryRegion srcA = region(pdA, max);
+            ViMemoryRegion dstA = region(pdA, max);
             provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             long wr = 100;
             for (int size : ViDataTransferTest.SIZES) {
                 byte[] data = pattern(size, size);
                 srcA.buffer().setBytes(0, data);
-                b.postRecv(RecvRequest.of(wr, recvB.all()));
-                a.postSend(SendRequest.send(wr + 1, srcA.segment(0, size)));
+                b.postRecv(ViRecvRequest.of(wr, recvB.all()));
+                a.postSend(ViSendRequest.send(wr + 1, srcA.segment(0, size)));
                 assertEquals(new ViCompletion(wr + 1, ViOpcode.SEND, ViStatus.SUCCESS, size, 0, false), take(cqA));
                 assertEquals(new ViCompletion(wr, ViOpcode.RECV, ViStatus.SUCCESS, size, 0, false), take(cqB),
                         "Send of " + size);
                 assertArrayEquals(data, bytes(recvB, size), "Send of " + size);
 
-                b.postRecv(RecvRequest.of(wr + 2, recvB.segment(0, 0)));
-                a.postSend(SendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
+                b.postRecv(ViRecvRequest.of(wr + 2, recvB.segment(0, 0)));
+                a.postSend(ViSendRequest.rdmaWrite(wr + 3, rdmaB.address(), rdmaB.handle(), srcA.segment(0, size))
                         .withImmediate(size));
                 assertEquals(ViStatus.SUCCESS, take(cqA).status(), "RDMA Write of " + size);
                 ViCompletion imm = take(cqB);
@@ -176,7 +176,7 @@ class ViProviderTest {
 
                 if (level != ViReliabilityLevel.UNRELIABLE) {
                     dstA.buffer().setZero(0, max);
-                    a.postSend(SendRequest.rdmaRead(wr + 4, rdmaB.address(), rdmaB.handle(), dstA.segment(0, size)));
+                    a.postSend(ViSendRequest.rdmaRead(wr + 4, rdmaB.address(), rdmaB.handle(), dstA.segment(0, size)));
                     assertEquals(new ViCompletion(wr + 4, ViOpcode.RDMA_READ, ViStatus.SUCCESS, size, 0, false),
                             take(cqA), "RDMA Read of " + size);
                     assertArrayEquals(data, bytes(dstA, size), "RDMA Read of " + size);
@@ -189,7 +189,7 @@ class ViProviderTest {
         }
     }
 
-    private static byte[] bytes(MemoryRegion r, int n) {
+    private static byte[] bytes(ViMemoryRegion r, int n) {
         byte[] b = new byte[n];
         r.buffer().getBytes(0, b);
         return b;
@@ -207,15 +207,15 @@ class ViProviderTest {
         try (ViProvider serverSide = new ViProvider();
              ViProvider clientSide = new ViProvider();
              ViListener listener = serverSide.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ProtectionDomain pdB = new ProtectionDomain();
-            CompletionQueue cqB = new CompletionQueue();
+            ViProtectionDomain pdB = new ViProtectionDomain();
+            ViCompletionQueue cqB = new ViCompletionQueue();
             ViEndpoint b = new ViEndpoint(pdB, cqB, cqB, cfg);
-            MemoryRegion recvB = region(pdB, 64);
+            ViMemoryRegion recvB = region(pdB, 64);
             listener.register(SERVER, cfg, b::accept);
-            ProtectionDomain pdA = new ProtectionDomain();
-            CompletionQueue cqA = new CompletionQueue();
+            ViProtectionDomain pdA = new ViProtectionDomain();
+            ViCompletionQueue cqA = new ViCompletionQueue();
             ViEndpoint a = new ViEndpoint(pdA, cqA, cqA, cfg);
-            MemoryRegion srcA = region(pdA, 64);
+            ViMemoryRegion srcA = region(pdA, 64);
             byte[] data = pattern(64, 9);
             srcA.buffer().setBytes(0, data);
             clientSide.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
@@ -231,8 +231,8 @@ class ViProviderTest {
                 ((AbstractNioChannel.NioUnsafe) chB.unsafe()).read(); // the Send, ahead of postRecv's task
                 return null;
             });
-            b.postRecv(RecvRequest.of(1, recvB.all()));
-            a.postSend(SendRequest.send(2, srcA.all()));
+            b.postRecv(ViRecvRequest.of(1, recvB.all()));
+            a.postSend(ViSendRequest.send(2, srcA.all()));
             // written to TCP: on loopback the octets are in B's socket once the write returned
             assertEquals(new ViCompletion(2, ViOpcode.SEND, ViStatus.SUCCESS, 64, 0, false), take(cqA));
             sent.countDown();
@@ -253,14 +253,14 @@ class ViProviderTest {
         byte[] acceptData = pattern(64, 5); // the 64-octet maximum of §3.3
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             CompletableFuture<io.netty.channel.Channel> requestChannel = new CompletableFuture<>();
             listener.register(SERVER, cfg, request -> {
                 requestChannel.complete(request.channel());
                 assertThrows(IllegalArgumentException.class, () -> b.accept(request, new byte[65]));
                 b.accept(request, acceptData);
             });
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             assertEquals(null, a.channel(), "no channel before connecting");
             VitcpConnection c = provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS);
             assertArrayEquals(acceptData, c.remoteDiscriminator());
@@ -281,7 +281,7 @@ class ViProviderTest {
         VitcpConfig cfg = VitcpConfig.defaults();
         try (ViProvider provider = new ViProvider();
              ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg)) {
-            ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> provider.connect(a, listener.localAddress(), CLIENT, SERVER).get(20, TimeUnit.SECONDS));
             assertEquals(VitcpConnectException.Reason.NO_MATCH,
@@ -295,8 +295,8 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint lowVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+            ViEndpoint lowVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+            ViEndpoint highVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             // the higher address starts first: its ConnectRequests get ConnectNoMatch until the lower end waits
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
@@ -320,7 +320,7 @@ class ViProviderTest {
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
-            ViEndpoint highVi = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+            ViEndpoint highVi = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                     cfg);
             CompletableFuture<VitcpConnection> h = provider.connectPeer(highVi, high, low.localAddress(), CLIENT,
                     SERVER);
@@ -342,7 +342,7 @@ class ViProviderTest {
         io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
                 io.netty.channel.nio.NioIoHandler.newFactory());
         try (ViProvider provider = new ViProvider(group)) {
-            ViEndpoint b = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(), cfg);
+            ViEndpoint b = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
             table.register(SERVER, cfg, false, b::accept);
             io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap().group(group)
                     .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
@@ -364,7 +364,7 @@ class ViProviderTest {
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             try {
-                ViEndpoint a = new ViEndpoint(new ProtectionDomain(), new CompletionQueue(), new CompletionQueue(),
+                ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(),
                         cfg);
                 VitcpConnection c = provider.connect(a, (InetSocketAddress) server.localAddress(), CLIENT, SERVER)
                         .get(20, TimeUnit.SECONDS);

@@ -21,8 +21,8 @@ class ViReadResponseCrcTest {
                 .crcOption(true).build();
         try (ViPair p = new ViPair(cfg, cfg)) {
             int size = 256 * 1024;
-            MemoryRegion src = p.region(p.pdB, size, ViAccess.RDMA_READ, ViAccess.RDMA_WRITE);
-            MemoryRegion dst = p.region(p.pdA, size);
+            ViMemoryRegion src = p.region(p.pdB, size, ViAccess.RDMA_READ, ViAccess.RDMA_WRITE);
+            ViMemoryRegion dst = p.region(p.pdA, size);
             ViPair.fill(src, ViPair.pattern(size, 7));
             assertTrue(p.connect().crcEnabled());
             int[] written = {0};
@@ -31,7 +31,7 @@ class ViReadResponseCrcTest {
                 src.buffer().setByte(written[0]++ % size, written[0]);
                 return b;
             });
-            p.a.postSend(SendRequest.rdmaRead(1, src.address(), src.handle(), dst.segment(0, size)));
+            p.a.postSend(ViSendRequest.rdmaRead(1, src.address(), src.handle(), dst.segment(0, size)));
             p.pair.pump();
             assertTrue(written[0] > 0, "the source changed while the response was in flight");
             ViCompletion c = p.sendA.poll();

@@ -7,7 +7,7 @@ import java.util.function.Consumer;
  * Completions of one or more endpoints' work queues (VIA Completion Queue; verbs CQ). Poll it from any thread or
  * set a listener, which is called on the connection's event loop (keep it short).
  */
-public final class CompletionQueue {
+public final class ViCompletionQueue {
     private final ConcurrentLinkedQueue<ViCompletion> queue = new ConcurrentLinkedQueue<>();
     private volatile Consumer<ViCompletion> listener;
 

@@ -18,7 +18,7 @@ import java.nio.ByteBuffer;
  * without CRC (the Request says C=0; the CRC field is present and zero, RFC 5044 §4.1) and without markers (the
  * server's Reply asks for none), built by hand so that nothing in our own stack refuses to send them.
  */
-final class Wire {
+final class RawIwarp {
     /** serve's target region, from its MPA Reply Private Data (rdma-core's rping.c layout: TO, STag, size). */
     record Target(long to, int stag, int size) {
     }
@@ -30,7 +30,7 @@ final class Wire {
     record Session(Socket socket, boolean markers, boolean rejected, Target target, int ird) {
     }
 
-    private Wire() {
+    private RawIwarp() {
     }
 
     /** Opens a TCP connection from {@code local} (null: any) to serve. */

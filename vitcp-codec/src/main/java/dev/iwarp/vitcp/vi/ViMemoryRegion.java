@@ -9,15 +9,15 @@ import java.util.Set;
  * "Memory handles are used to identify the region and to qualify virtual memory addresses"), unlike the STag plus
  * zero-based offset of iWARP verbs.
  */
-public final class MemoryRegion {
-    private final ProtectionDomain pd;
+public final class ViMemoryRegion {
+    private final ViProtectionDomain pd;
     private final int handle;
     private final long address;
     private final ByteBuf buffer;
     private final Set<ViAccess> access;
     private volatile boolean valid = true;
 
-    MemoryRegion(ProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
+    ViMemoryRegion(ViProtectionDomain pd, int handle, long address, ByteBuf buffer, Set<ViAccess> access) {
         this.pd = pd;
         this.handle = handle;
         this.address = address;
@@ -26,7 +26,7 @@ public final class MemoryRegion {
     }
 
     /** The protection domain the region belongs to. */
-    public ProtectionDomain protectionDomain() {
+    public ViProtectionDomain protectionDomain() {
         return pd;
     }
 
@@ -66,12 +66,12 @@ public final class MemoryRegion {
     }
 
     /** A data segment of this region from {@code offset} (relative to the region start). */
-    public DataSegment segment(int offset, int length) {
-        return new DataSegment(this, address + offset, length);
+    public ViDataSegment segment(int offset, int length) {
+        return new ViDataSegment(this, address + offset, length);
     }
 
     /** A data segment covering the whole region. */
-    public DataSegment all() {
+    public ViDataSegment all() {
         return segment(0, length());
     }
 
@@ -86,7 +86,7 @@ public final class MemoryRegion {
 
     @Override
     public String toString() {
-        return "MemoryRegion(handle=0x" + Integer.toHexString(handle) + ", address=0x" + Long.toHexString(address)
+        return "ViMemoryRegion(handle=0x" + Integer.toHexString(handle) + ", address=0x" + Long.toHexString(address)
                 + ", length=" + length() + ", " + access + (valid ? "" : ", deregistered") + ")";
     }
 }

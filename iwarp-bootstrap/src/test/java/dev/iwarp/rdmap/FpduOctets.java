@@ -12,8 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 
 /** Test helpers: RDMAP segments to the FPDU octets our DdpCodec and MpaFramer send, and back. */
-final class Wire {
-    private Wire() {
+final class FpduOctets {
+    private FpduOctets() {
     }
 
     /** The FPDU our DdpCodec and MpaFramer send for a segment (no markers); releases the segment. */

@@ -6,8 +6,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 
 /** Connects two {@link EmbeddedChannel}s back to back, as a TCP connection would. */
-public final class Wire {
-    private Wire() {
+public final class BackToBack {
+    private BackToBack() {
     }
 
     /**

@@ -1,9 +1,9 @@
 package dev.iwarp.vitcp.vi;
 
 /** One local data segment of a descriptor: virtual address, memory handle (via the region) and length. */
-public record DataSegment(MemoryRegion region, long address, int length) {
+public record ViDataSegment(ViMemoryRegion region, long address, int length) {
     /** Checks that the length is not negative. */
-    public DataSegment {
+    public ViDataSegment {
         if (length < 0) {
             throw new IllegalArgumentException("negative length");
         }

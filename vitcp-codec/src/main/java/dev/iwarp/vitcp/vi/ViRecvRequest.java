@@ -3,24 +3,24 @@ package dev.iwarp.vitcp.vi;
 import java.util.List;
 
 /** A receive-queue descriptor: where an incoming Send (or the immediate data of an RDMA Write) lands. */
-public final class RecvRequest {
+public final class ViRecvRequest {
     final long wrId;
-    final List<DataSegment> segments;
+    final List<ViDataSegment> segments;
     final long length;
 
-    private RecvRequest(long wrId, List<DataSegment> segments) {
+    private ViRecvRequest(long wrId, List<ViDataSegment> segments) {
         this.wrId = wrId;
         this.segments = List.copyOf(segments);
         long n = 0;
-        for (DataSegment s : segments) {
+        for (ViDataSegment s : segments) {
             n += s.length();
         }
         this.length = n;
     }
 
     /** A receive descriptor scattering into {@code segments}, reported with {@code wrId}. */
-    public static RecvRequest of(long wrId, DataSegment... segments) {
-        return new RecvRequest(wrId, List.of(segments));
+    public static ViRecvRequest of(long wrId, ViDataSegment... segments) {
+        return new ViRecvRequest(wrId, List.of(segments));
     }
 
     /** The caller's identifier, reported with the completion. */

@@ -6,16 +6,16 @@ import java.util.List;
  * A send-queue descriptor: Send, RDMA Write (optionally with immediate data) or RDMA Read. The remote side of an
  * RDMA is a virtual address qualified by the peer's memory handle (draft §3.4), not an STag and offset.
  */
-public final class SendRequest {
+public final class ViSendRequest {
     final long wrId;
     final ViOpcode opcode;
-    final List<DataSegment> segments;
+    final List<ViDataSegment> segments;
     final long remoteAddress;
     final int remoteHandle;
     final boolean immediateDataValid;
     final int immediateData;
 
-    private SendRequest(long wrId, ViOpcode opcode, List<DataSegment> segments, long remoteAddress, int remoteHandle,
+    private ViSendRequest(long wrId, ViOpcode opcode, List<ViDataSegment> segments, long remoteAddress, int remoteHandle,
                         boolean immediateDataValid, int immediateData) {
         this.wrId = wrId;
         this.opcode = opcode;
@@ -27,26 +27,26 @@ public final class SendRequest {
     }
 
     /** A Send of {@code segments}, gathered in order. */
-    public static SendRequest send(long wrId, DataSegment... segments) {
-        return new SendRequest(wrId, ViOpcode.SEND, List.of(segments), 0, 0, false, 0);
+    public static ViSendRequest send(long wrId, ViDataSegment... segments) {
+        return new ViSendRequest(wrId, ViOpcode.SEND, List.of(segments), 0, 0, false, 0);
     }
 
     /** An RDMA Write of {@code segments} to the peer's memory at ({@code remoteAddress}, {@code remoteHandle}). */
-    public static SendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
-        return new SendRequest(wrId, ViOpcode.RDMA_WRITE, List.of(segments), remoteAddress, remoteHandle, false, 0);
+    public static ViSendRequest rdmaWrite(long wrId, long remoteAddress, int remoteHandle, ViDataSegment... segments) {
+        return new ViSendRequest(wrId, ViOpcode.RDMA_WRITE, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
 
     /** An RDMA Read of the peer's memory at ({@code remoteAddress}, {@code remoteHandle}) into {@code segments}. */
-    public static SendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, DataSegment... segments) {
-        return new SendRequest(wrId, ViOpcode.RDMA_READ, List.of(segments), remoteAddress, remoteHandle, false, 0);
+    public static ViSendRequest rdmaRead(long wrId, long remoteAddress, int remoteHandle, ViDataSegment... segments) {
+        return new ViSendRequest(wrId, ViOpcode.RDMA_READ, List.of(segments), remoteAddress, remoteHandle, false, 0);
     }
 
     /** Immediate data (Send or RDMA Write); an RDMA Write with immediate data consumes a receive descriptor. */
-    public SendRequest withImmediate(int value) {
+    public ViSendRequest withImmediate(int value) {
         if (opcode == ViOpcode.RDMA_READ) {
             throw new IllegalArgumentException("RDMA Read carries no immediate data");
         }
-        return new SendRequest(wrId, opcode, segments, remoteAddress, remoteHandle, true, value);
+        return new ViSendRequest(wrId, opcode, segments, remoteAddress, remoteHandle, true, value);
     }
 
     /** The caller's identifier, reported with the completion. */
@@ -61,7 +61,7 @@ public final class SendRequest {
 
     long length() {
         long n = 0;
-        for (DataSegment s : segments) {
+        for (ViDataSegment s : segments) {
             n += s.length();
         }
         return n;

@@ -8,8 +8,8 @@ import io.netty.buffer.Unpooled;
 import java.util.Arrays;
 
 /** Test helper: a segment's ULPDU octets. */
-final class Wire {
-    private Wire() {
+final class UlpduOctets {
+    private UlpduOctets() {
     }
 
     /** The ULPDU octets of a segment (header + payload); releases the segment. */
