@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@value #SIZE} octets each between two stacks on loopback, checks every payload arrived intact, and counts the
  * receiving side's reads of each phase. Close it after the test: it closes the stacks and releases the buffers.
  */
-final class ReceivedCopies implements AutoCloseable {
+final class ReceivedCopies {
     static final int SIZE = 256 * 1024;
     static final int ROUNDS = 8;
 
@@ -60,8 +60,7 @@ final class ReceivedCopies implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() throws Exception {
+    void close() throws Exception {
         for (int i = closeables.size() - 1; i >= 0; i--) {
             closeables.get(i).close();
         }
