@@ -111,14 +111,22 @@ final class SetupMessage {
         if (c.wrId() != WR_ID) {
             return false;
         }
+        byte[] b = null;
         synchronized (this) {
             if (!released && c.isSuccess() && received != null) {
-                byte[] b = new byte[c.byteLength()];
+                b = new byte[c.byteLength()];
                 memory.getBytes(0, b);
-                received.complete(b);
             }
         }
-        failed("setup message " + c.status());
+        // released before the data is handed on: whoever sees the peer's setup data finds its region gone
+        release();
+        if (received != null) {
+            if (b != null) {
+                received.complete(b);
+            } else {
+                received.completeExceptionally(new IOException("setup message " + c.status()));
+            }
+        }
         return true;
     }
 
