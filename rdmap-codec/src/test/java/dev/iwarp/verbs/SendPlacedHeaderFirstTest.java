@@ -45,6 +45,19 @@ class SendPlacedHeaderFirstTest extends EnginePairTest {
         return r;
     }
 
+    /** A Send of {@code size} octets from the initiator: its header is answered "deliver", then the whole is refused. */
+    private TerminateMessage deliveredWholeAndRefused(EngineSide b, int size) {
+        ByteBuf ulpdu = sent(pair.initiator, size, 0x5a, 1).get(0);
+        try {
+            UlpduReceiver receiver = receiverOf(b);
+            assertEquals(Placement.Kind.DELIVER, receiver.onHeader(ulpdu, HEADER, size).kind());
+            receiver.onPayload(ulpdu);
+        } finally {
+            ulpdu.release();
+        }
+        return RdmaEngineErrorsTest.terminateSentBy(b);
+    }
+
     @Test
     void aSendsPayloadGoesIntoThePostedReceiveInPiecesAndCompletesOncePlaced() {
         pair = new EnginePair();
@@ -89,15 +102,7 @@ class SendPlacedHeaderFirstTest extends EnginePairTest {
         EngineSide b = pair.responder;
         ByteBuf recv = regions.guarded(b, 100);
         b.qp.postRecv(RecvRequest.of(7, b.register(recv, Access.LOCAL_WRITE).all()));
-        ByteBuf ulpdu = sent(pair.initiator, 150, 0x5a, 1).get(0);
-        try {
-            UlpduReceiver receiver = receiverOf(b);
-            assertEquals(Placement.Kind.DELIVER, receiver.onHeader(ulpdu, HEADER, 150).kind());
-            receiver.onPayload(ulpdu);
-        } finally {
-            ulpdu.release();
-        }
-        TerminateMessage t = RdmaEngineErrorsTest.terminateSentBy(b);
+        TerminateMessage t = deliveredWholeAndRefused(b, 150);
         assertEquals(new TerminateCause(1, 2, 0x05), t.cause(), t.describe()); // DDP untagged: message too long
         regions.assertUntouched(recv);
         assertEquals(QpState.ERROR, b.qp.state());
@@ -107,15 +112,7 @@ class SendPlacedHeaderFirstTest extends EnginePairTest {
     void aSendWithNoReceivePostedIsDeliveredWholeAndRefused() {
         pair = new EnginePair();
         EngineSide b = pair.responder;
-        ByteBuf ulpdu = sent(pair.initiator, 40, 0x5a, 1).get(0);
-        try {
-            UlpduReceiver receiver = receiverOf(b);
-            assertEquals(Placement.Kind.DELIVER, receiver.onHeader(ulpdu, HEADER, 40).kind());
-            receiver.onPayload(ulpdu);
-        } finally {
-            ulpdu.release();
-        }
-        TerminateMessage t = RdmaEngineErrorsTest.terminateSentBy(b);
+        TerminateMessage t = deliveredWholeAndRefused(b, 40);
         assertEquals(new TerminateCause(1, 2, 0x02), t.cause(), t.describe()); // DDP untagged: no buffer
     }
 
