@@ -75,8 +75,11 @@ final class ProcessCompare {
         if (!Files.isRegularFile(serveJar)) {
             throw new IOException("no " + serveJar + ": build it (mvn package -pl iwarp-server -am) or name it with --serve-jar");
         }
+        // --read-rate 0: serve's default budget of Read Response octets per connection (1 GiB/s) would cap one
+        // connection's Reads below what the machine does, and the raw peer has no such budget: this compares the
+        // stacks, not the budget
         int serve = start(List.of(java, "-Dio.netty.leakDetection.level=disabled", "-jar", serveJar.toString(), "serve",
-                "--address", "127.0.0.1", "--port", "0", "--transport", t.cliName()),
+                "--address", "127.0.0.1", "--port", "0", "--transport", t.cliName(), "--read-rate", "0"),
                 Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+) "));
         int raw = start(List.of(java, "-Dio.netty.leakDetection.level=disabled", "-cp", classPath,
                 RawPeer.class.getName(), "--transport", t.cliName()), Pattern.compile("^listening (\\d+)$"));

@@ -23,6 +23,7 @@ final class ProcessMode {
             out.printf(Locale.ROOT, "compare --processes: %d round(s) of %s + %.1f s per side, every "
                     + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, pc.warmupRule(), o.seconds,
                     machine, loadBefore);
+            out.println("serve runs with --read-rate 0 (the raw peer has no Read Response budget)");
             out.println("cpu and alloc per message per process (c/s = client/server process, all threads)");
         }
         Thread cleanup = new Thread(pc::stopServers, "compare-cleanup");
