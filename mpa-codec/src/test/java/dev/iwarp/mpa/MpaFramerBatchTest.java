@@ -267,6 +267,27 @@ class MpaFramerBatchTest {
         assertFalse(tx.finish());
     }
 
+    /**
+     * The graceful close (RFC 5040 §6.2.1: a FIN after the last complete FPDU) sends an open batch first: a
+     * Terminate written just before it is on the wire before the channel closes.
+     */
+    @Test
+    void closeAfterFlushSendsTheOpenBatchFirst() {
+        MpaFramer framer = new MpaFramer(false, false, false, 0xFFFF, 64768, false);
+        EmbeddedChannel tx = new EmbeddedChannel(framer);
+        Random rnd = new Random(17);
+        ByteBuf header = Unpooled.buffer(18);
+        MpaTestUtil.ReferenceSender reference = new MpaTestUtil.ReferenceSender(false, false);
+        for (int i = 0; i < 3; i++) {
+            reference.emit(writeOne(framer, header, rnd, 18, 28, tx.voidPromise()));
+        }
+        framer.closeAfterFlush();
+        tx.runPendingTasks();
+        assertFalse(tx.isOpen(), "closed once what was written is on the wire");
+        assertArrayEquals(reference.bytes(), ChannelOctets.drainOutbound(tx));
+        assertFalse(tx.finish());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Writes one ULPDU through {@link MpaFramer#writeUlpdu}; returns its octets (header then payload). */
