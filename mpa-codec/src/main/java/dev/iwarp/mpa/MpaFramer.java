@@ -33,8 +33,9 @@ import java.util.List;
  * <p><b>Outbound</b>: {@link #write} takes a ULPDU buffer (and ownership of it) and sends the FPDU
  * as a few writes: a small header buffer, the ULPDU itself (or retained slices of it, cut at marker
  * positions), and a small trailer with pad, any marker and the CRC: a large payload is never copied (a
- * payload of at most 1 KiB is copied behind its header into one buffer, which costs the sender less than
- * three outbound entries). This is why the framer is a {@link io.netty.handler.codec.ByteToMessageDecoder} plus a hand-written outbound side rather than a
+ * payload of at most 1 KiB handed to {@link #writeUlpdu} is copied behind its header into a buffer shared by
+ * consecutive small FPDUs, written at flush or when full, which costs the sender less than three outbound
+ * entries, or one, per FPDU). This is why the framer is a {@link io.netty.handler.codec.ByteToMessageDecoder} plus a hand-written outbound side rather than a
  * {@code ByteToMessageCodec}, whose encoder would copy every payload into one output buffer.
  *
  * <p>As Responder the framer holds every outbound FPDU until one valid FPDU has been received
@@ -298,6 +299,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        writer.endBatch(ctx); // fails below, as the unflushed writes before it, and is released
         reader.abandon();
         failHeldWrites(new ClosedChannelException());
         super.channelInactive(ctx);
@@ -305,6 +307,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        writer.endBatch(ctx);
         reader.abandon();
         failHeldWrites(new ClosedChannelException());
     }
@@ -318,6 +321,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!(msg instanceof ByteBuf)) {
+            writer.endBatch(ctx);
             ctx.write(msg, promise);
             return;
         }
@@ -374,7 +378,15 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
             flushWhileHeld = true;
             return;
         }
+        writer.endBatch(ctx);
         ctx.flush();
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        // what was written goes below first, as the unflushed writes before it (a TCP channel's disconnect is a close)
+        writer.endBatch(ctx);
+        ctx.close(promise);
     }
 
     private void releaseHeldWrites(ChannelHandlerContext ctx) {

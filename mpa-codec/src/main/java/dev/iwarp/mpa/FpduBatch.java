@@ -1,0 +1,91 @@
+package dev.iwarp.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+
+/**
+ * Consecutive small FPDUs ({@link FpduWriter#writeSmallFpdu}) appended into one pooled buffer that leaves as one
+ * outbound entry: per small FPDU, a buffer allocation and an outbound-buffer entry (its creation, the pipeline
+ * walk of its write, its removal once sent) cost the sending loop more than building the FPDU does. The octets
+ * are those the FPDUs would have been one by one, in the same order.
+ *
+ * <p>A batch ends (is written below the framer) when it is full ({@link #MAX_OCTETS}), at a write carrying a real
+ * promise (the batch then goes with that promise, which thus completes once every earlier FPDU of the batch was
+ * written too), and, through {@link #end}, before any other write passes the framer, at flush, close,
+ * disconnect, when the channel goes inactive and when the framer is removed: nothing stays open on an idle
+ * connection, and nothing is held back past a flush. Not thread-safe: confined to the framer's event loop.
+ */
+final class FpduBatch {
+    /**
+     * Octets of a batch, at the most. Bounds what the framer holds outside the channel's outbound buffer (which
+     * alone counts toward writability) to one such buffer per connection; 16 KiB is 15 FPDUs of 1 KiB, enough
+     * to make the per-entry cost small next to the per-octet cost, and stays in the allocator's small, cached
+     * size classes (Netty's pooled and adaptive allocators both serve it from per-thread caches or chunks).
+     */
+    static final int MAX_OCTETS = 16 * 1024;
+
+    private ByteBuf buf;
+    /** Whether {@link #buf} holds an FPDU written with a void promise (its failure must reach exceptionCaught). */
+    private boolean holdsVoidWrites;
+    /**
+     * Capacity of the next batch, at the least. A batch is never grown (that would copy it): an FPDU that does
+     * not fit ends it, and the next one is twice as large, up to {@link #MAX_OCTETS}, as TCP's slow start; a
+     * batch ended with less than half of it used halves it. So a ping-pong's batch is one FPDU, a stream's
+     * batches are full, and a stalled connection's outbound buffer holds little unused capacity per octet.
+     */
+    private int nextCapacity;
+
+    /** Whether a batch is open. */
+    boolean isOpen() {
+        return buf != null;
+    }
+
+    /**
+     * Appends an FPDU of {@code length} octets from {@code fpdu} followed by the CRC field {@code crcField}
+     * (RFC 5044 §4.4: little-endian; 0 when unused). A void {@code promise} leaves the batch open; a real
+     * one ends it with this FPDU, the batch written with that promise.
+     */
+    void append(ChannelHandlerContext ctx, byte[] fpdu, int length, int crcField, ChannelPromise promise) {
+        int wire = length + MpaFramer.CRC_LENGTH;
+        ByteBuf b = buf;
+        if (b != null && b.writableBytes() < wire) {
+            int grown = Math.min(MAX_OCTETS, b.capacity() * 2);
+            end(ctx);
+            nextCapacity = grown;
+            b = null;
+        }
+        if (b == null) {
+            int capacity = Math.max(wire, nextCapacity);
+            b = buf = ctx.alloc().buffer(capacity, capacity);
+        }
+        b.writeBytes(fpdu, 0, length).writeIntLE(crcField);
+        // a promise cancelled (or done) before its write: the FPDU still leaves, as the stream's next FPDU
+        // (the peer's DDP counts on it), and the promise stays as it is
+        if (promise.isVoid() || promise.isDone() || !promise.setUncancellable()) {
+            holdsVoidWrites = true;
+            return;
+        }
+        write(ctx, promise);
+    }
+
+    /** Writes the open batch, if any, below the framer with a void promise. */
+    void end(ChannelHandlerContext ctx) {
+        if (buf != null) {
+            write(ctx, ctx.voidPromise());
+        }
+    }
+
+    private void write(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ByteBuf b = buf;
+        buf = null;
+        nextCapacity = b.readableBytes() * 2 < b.capacity() ? b.capacity() / 2 : b.capacity();
+        if (holdsVoidWrites && !promise.isVoid()) {
+            // each FPDU written with a void promise reported its failure through exceptionCaught: so does the batch
+            promise.addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        }
+        holdsVoidWrites = false;
+        ctx.write(b, promise);
+    }
+}
