@@ -188,7 +188,7 @@ final class ProbeCommand implements Callable<Integer> {
                 String other = watch.mismatch(peer);
                 return other != null ? otherFraming(other, out) : connectFailed(c, e.getCause(), out);
             } catch (TimeoutException e) {
-                String other = watch.mismatch(peer);
+                String other = watch.mismatchOnceRead(peer, Math.min(connectTimeoutMs, 2_000));
                 if (other != null) {
                     return otherFraming(other, out);
                 }

@@ -94,6 +94,20 @@ class ForeignFramingTest {
     }
 
     @Test
+    void benchNamesTheServersFramingToo() {
+        String at = "127.0.0.1:" + vitcp.port();
+        ToolRun r = run("bench", at, "--timeout", "5000", "--iterations", "1", "--warmup", "0");
+        assertEquals(1, r.code(), r.err() + r.out());
+        assertEquals("bench: the server at " + at + " speaks VI/TCP; use --wire vitcp",
+                r.err().lines().reduce((x, y) -> y).orElse(""), r.err() + r.out());
+        String mpaAt = "127.0.0.1:" + mpa.port();
+        ToolRun v = run("bench", mpaAt, "--wire", "vitcp", "--timeout", "5000", "--iterations", "1", "--warmup", "0");
+        assertEquals(1, v.code(), v.err() + v.out());
+        assertEquals("bench: the server at " + mpaAt + " speaks MPA; use --wire iwarp",
+                v.err().lines().reduce((x, y) -> y).orElse(""), v.err() + v.out());
+    }
+
+    @Test
     void mpaAndVitcpClientsAgainstAnIftServe() {
         String at = "127.0.0.1:" + ift.port();
         assertOneLine(run("ping", at, "-C", "1"), "the server at " + at + " speaks IFT; use --wire ift");

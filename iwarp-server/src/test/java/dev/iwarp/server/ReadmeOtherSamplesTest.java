@@ -1,5 +1,7 @@
 package dev.iwarp.server;
 
+import dev.iwarp.sctp.IndicationTransport;
+import dev.iwarp.server.wire.SctpWire;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
@@ -17,26 +19,41 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The doc test of the samples no plain command-and-output block can hold, each marked {@code <!-- doc-test (KIND) -->}
- * in iwarp-server's README: {@code demo} (its stdout and the log lines on stderr, a process of its own as a user runs
+ * in iwarp-server's README or the other {@link DocFiles}: {@code demo} (its stdout and the log lines on stderr, a process of its own as a user runs
  * it), {@code bench --hist} (the histogram file), {@code metrics} (a Prometheus scrape) and {@code ib_write_bw
- * server} (the server's perftest table, our own client standing in for the siw VM's). Figures, ids and addresses
+ * server} (the server's perftest table, our own client standing in for the siw VM's) and {@code no sctp} (the
+ * refusal where SCTP is missing; skipped where it is present). Figures, ids and addresses
  * are masked on both sides; the text and the structure must be equal.
  */
 class ReadmeOtherSamplesTest {
     static final String MARK = "<!-- doc-test (";
-    private static final Path README = Path.of("README.md");
 
-    /** The lines of the block under {@code <!-- doc-test (kind) -->}, its opening and closing fences left out. */
-    static List<String> block(String kind) throws Exception {
-        List<String> lines = Files.readAllLines(README);
-        int at = lines.indexOf(MARK + kind + ") -->");
-        assertTrue(at >= 0, "no block marked " + MARK + kind + ") --> in " + README.toAbsolutePath());
-        assertTrue(lines.get(at + 1).startsWith("```"), README + ":" + (at + 2));
-        int end = at + 2;
-        while (!lines.get(end).startsWith("```")) {
-            end++;
+    /** The lines of each block under {@code <!-- doc-test (kind) -->} in {@link DocFiles}, fences left out; one at least. */
+    static List<List<String>> blocks(String kind) throws Exception {
+        List<List<String>> found = new ArrayList<>();
+        for (Path doc : DocFiles.all()) {
+            List<String> lines = Files.readAllLines(doc);
+            for (int at = 0; at < lines.size(); at++) {
+                if (!lines.get(at).trim().equals(MARK + kind + ") -->")) {
+                    continue;
+                }
+                assertTrue(lines.get(at + 1).startsWith("```"), doc + ":" + (at + 2));
+                int end = at + 2;
+                while (!lines.get(end).startsWith("```")) {
+                    end++;
+                }
+                found.add(lines.subList(at + 2, end));
+            }
         }
-        return lines.subList(at + 2, end);
+        assertTrue(!found.isEmpty(), "no block marked " + MARK + kind + ") --> in " + DocFiles.all());
+        return found;
+    }
+
+    /** The one block marked {@code <!-- doc-test (kind) -->}. */
+    static List<String> block(String kind) throws Exception {
+        List<List<String>> all = blocks(kind);
+        assertEquals(1, all.size(), "blocks marked " + MARK + kind + ") -->");
+        return all.get(0);
     }
 
     /** Every figure N, hex 0xH, blanks and tabs one blank, the line's end trimmed; ports as {@link ReadmeSamplesTest}. */
@@ -139,8 +156,26 @@ class ReadmeOtherSamplesTest {
     }
 
     @Test
+    void withoutSctpServePrintsTheSampledRefusal() throws Exception {
+        List<String> sample = block("no sctp");
+        org.junit.jupiter.api.Assumptions.assumeTrue(SctpWire.unavailableReason(IndicationTransport.NATIVE) != null,
+                "this machine has SCTP: the README's refusal without it cannot be seen here");
+        String prompt = "$ java -jar iwarp-server.jar ";
+        assertTrue(sample.get(0).startsWith(prompt), sample.get(0));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        assertEquals(2, run(ReadmeSamplesTest.args(sample.get(0).substring(prompt.length())), out, err), out + "" + err);
+        assertEquals(sample.subList(1, sample.size()), (out + "" + err).lines().toList());
+    }
+
+    @Test
     void ibWriteBwServerPrintsTheSampledTable() throws Exception {
-        List<String> sample = block("ib_write_bw server");
+        for (List<String> sample : blocks("ib_write_bw server")) { // the root README shows it too
+            ibWriteBwServerPrints(sample);
+        }
+    }
+
+    private static void ibWriteBwServerPrints(List<String> sample) throws Exception {
         String prompt = "$ java -jar iwarp-server/target/iwarp-server.jar ";
         assertTrue(sample.get(0).startsWith(prompt), sample.get(0));
         int port;

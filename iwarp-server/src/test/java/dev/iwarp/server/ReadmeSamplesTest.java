@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The doc test: every sample block in the READMEs marked {@code <!-- doc-test -->} (no server) or
+ * The doc test: every sample block in the READMEs and this module's pages under docs/ ({@link DocFiles}) marked {@code <!-- doc-test -->} (no server) or
  * {@code <!-- doc-test: serve -->} / {@code <!-- doc-test: serve --wire ift -->} (a default serve of that wire on
  * loopback) is run command by command ({@code $ java -jar iwarp-server.jar ARGS}, in-process; a peer
  * {@code 127.0.0.1[:PORT]} is pointed at that serve) and what the command prints (stdout, then stderr) must equal the
@@ -155,8 +155,10 @@ class ReadmeSamplesTest {
 
     @Test
     void markedSamplesAreWhatTheCommandsPrint() throws Exception {
-        List<Sample> all = new ArrayList<>(samples(Path.of("README.md")));
-        all.addAll(samples(Path.of("..", "README.md")));
+        List<Sample> all = new ArrayList<>();
+        for (Path doc : DocFiles.all()) {
+            all.addAll(samples(doc));
+        }
         assertTrue(all.size() >= 10, "marked samples found: " + all.size());
         for (Sample s : all) {
             if (s.server().isEmpty()) {

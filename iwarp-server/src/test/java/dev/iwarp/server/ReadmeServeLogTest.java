@@ -21,8 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * serve logged), each must exit 0; stops serve with SIGTERM, as Ctrl-C or {@code kill} would; and compares what serve
  * printed to stderr with the block, both sides normalised as {@link ReadmeSamplesTest#normalise} and {@link #normalise}.
  * With {@code <!-- doc-test: serve log, then the commands below -->} the clients are the commands of the next block
- * ({@code $ java -jar ... ARGS}, each followed by what it prints), and what each prints is compared too (a literal
- * fingerprint in a command becomes serve's, {@code localhost} or {@code 127.0.0.1} its address).
+ * ({@code $ java -jar ... ARGS}, each followed by what it prints), and what each prints is compared too (the
+ * fingerprint serve's sample log shows becomes serve's, another stays as written, a wrong pin; {@code localhost} or
+ * {@code 127.0.0.1} becomes serve's address); such a command ends 0 unless its line ends {@code # exit N: why}.
+ * Lines {@code $ echo TEXT > NAME; chmod 600 NAME} before serve's command make that file (a PSK) first; serve and
+ * the clients run in the directory that holds it. Documents: {@link DocFiles}.
  */
 class ReadmeServeLogTest {
     static final String MARK = "<!-- doc-test: serve log";
@@ -46,9 +49,25 @@ class ReadmeServeLogTest {
 
     static final String BELOW = ", then the commands below";
 
-    private record Block(String where, String serve, List<String> clients, List<String> expected,
-                         List<List<String>> clientOutputs) {
+    /**
+     * A block: where it is, serve's command line, the files its {@code $ echo TEXT > NAME; chmod 600 NAME} lines make
+     * first (NAME to TEXT), the clients with the exit code each must end with, serve's lines, the clients' lines,
+     * and the certificate fingerprint the sample shows (null: none).
+     */
+    private record Block(String where, String serve, java.util.Map<String, String> files, List<String> clients,
+                         List<Integer> exits, List<String> expected, List<List<String>> clientOutputs,
+                         String sampleFingerprint) {
     }
+
+    /** A line that makes a file before serve starts, as a user would: {@code $ echo TEXT > NAME; chmod 600 NAME}. */
+    private static final Pattern SETUP = Pattern.compile("^\\$ echo (\\S+) > ([\\w.-]+); chmod 600 \\2$");
+    /** A client's expected exit code other than 0, written at the end of its command line: {@code # exit 1: why}. */
+    private static final Pattern EXIT = Pattern.compile("#\\s*exit (\\d+)");
+    /**
+     * A line serve may or may not print: whether a client's exit reaches serve as a FIN or a reset depends on whether
+     * its last TLS record was read first (a race between the two processes), so the line is left out of what is compared.
+     */
+    private static final Pattern RESET = Pattern.compile(" connection lost: .*Connection reset by peer$");
 
     /** A client's output line as compared: {@link #normalise}, and serve's address as the client names it. */
     static String normaliseClient(String line) {
@@ -74,13 +93,22 @@ class ReadmeServeLogTest {
             while (!lines.get(j).startsWith("```")) {
                 j++;
             }
+            java.util.Map<String, String> files = new java.util.LinkedHashMap<>();
+            for (Matcher setup = SETUP.matcher(lines.get(j + 1)); setup.matches(); setup = SETUP.matcher(lines.get(j + 1))) {
+                files.put(setup.group(2), setup.group(1));
+                j++;
+            }
             Matcher prompt = PROMPT.matcher(lines.get(j + 1));
             assertTrue(prompt.find(), readme + ":" + (j + 2) + " is not a serve command: " + lines.get(j + 1));
             String serve = lines.get(j + 1).substring(prompt.end());
             List<String> expected = new ArrayList<>();
+            String sampleFingerprint = null;
             for (j += 2; !lines.get(j).startsWith("```"); j++) {
+                Matcher fp = FINGERPRINT.matcher(lines.get(j));
+                sampleFingerprint = sampleFingerprint == null && fp.find() ? fp.group() : sampleFingerprint;
                 expected.add(normalise(lines.get(j)));
             }
+            List<Integer> exits = new ArrayList<>(java.util.Collections.nCopies(clients.size(), 0));
             List<List<String>> outputs = new ArrayList<>();
             if (rest.equals(BELOW)) { // the next block: $ commands, each with what it prints
                 for (j++; !lines.get(j).startsWith("```"); j++) {
@@ -89,6 +117,8 @@ class ReadmeServeLogTest {
                     Matcher c = PROMPT.matcher(lines.get(j));
                     assertTrue(c.find(), readme + ":" + (j + 1) + " is not a command: " + lines.get(j));
                     clients.add(lines.get(j).substring(c.end()));
+                    Matcher exit = EXIT.matcher(lines.get(j));
+                    exits.add(exit.find() ? Integer.parseInt(exit.group(1)) : 0);
                     List<String> said = new ArrayList<>();
                     for (j++; !lines.get(j).startsWith("```") && !lines.get(j).startsWith("$ "); j++) {
                         said.add(normaliseClient(lines.get(j)));
@@ -96,7 +126,7 @@ class ReadmeServeLogTest {
                     outputs.add(said);
                 }
             }
-            out.add(new Block(readme + ":" + (i + 1), serve, clients, expected, outputs));
+            out.add(new Block(readme + ":" + (i + 1), serve, files, clients, exits, expected, outputs, sampleFingerprint));
             i = j;
         }
         return out;
@@ -126,7 +156,13 @@ class ReadmeServeLogTest {
         command.addAll(onPortZero(ReadmeSamplesTest.args(b.serve())));
         Path err = Files.createTempFile("serve-log", ".txt");
         Path out = Files.createTempFile("serve-out", ".txt");
-        Process serve = new ProcessBuilder(command).redirectError(err.toFile()).redirectOutput(out.toFile()).start();
+        Path dir = Files.createTempDirectory("serve-dir"); // where the block's files are made and the commands run
+        for (java.util.Map.Entry<String, String> f : b.files().entrySet()) {
+            Path file = Files.writeString(dir.resolve(f.getKey()), f.getValue() + "\n");
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        }
+        Process serve = new ProcessBuilder(command).directory(dir.toFile()).redirectError(err.toFile())
+                .redirectOutput(out.toFile()).start();
         try {
             Matcher listening = null;
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < end; Thread.sleep(50)) {
@@ -140,12 +176,12 @@ class ReadmeServeLogTest {
             assertTrue(listening != null, () -> b.where() + " serve did not listen: " + read(err) + read(out) + command);
             Matcher fp = FINGERPRINT.matcher(Files.readString(err));
             String fingerprint = fp.find() ? fp.group() : "FINGERPRINT";
-            for (String client : b.clients()) {
+            for (int k = 0; k < b.clients().size(); k++) {
                 List<String> args = new ArrayList<>();
-                for (String a : ReadmeSamplesTest.args(client)) {
+                for (String a : ReadmeSamplesTest.args(b.clients().get(k))) {
                     args.add(a.matches("(127\\.0\\.0\\.1|localhost)(:\\d+)?")
                             ? a.replaceAll(":\\d+$", "") + ":" + listening.group(1)
-                            : a.equals("FINGERPRINT") || FINGERPRINT.matcher(a).matches() ? fingerprint : a);
+                            : a.equals("FINGERPRINT") || a.equals(b.sampleFingerprint()) ? fingerprint : a);
                 }
                 if (!args.contains("--timeout") && List.of("ping", "probe", "bench", "sendrecv").contains(args.get(0))) {
                     // a cold JVM's first TLS handshake on a loaded CI machine can outlast the 10 s default; what
@@ -156,10 +192,10 @@ class ReadmeServeLogTest {
                 // completion in 10 s while the same bench from its own process passes)
                 List<String> process = new ArrayList<>(command.subList(0, command.indexOf(Main.class.getName()) + 1));
                 process.addAll(args);
-                Process p = new ProcessBuilder(process).redirectErrorStream(true).start();
+                Process p = new ProcessBuilder(process).directory(dir.toFile()).redirectErrorStream(true).start();
                 String said = new String(p.getInputStream().readAllBytes());
                 assertTrue(p.waitFor(120, TimeUnit.SECONDS), b.where() + " client " + args + " did not end: " + said);
-                assertEquals(0, p.exitValue(), b.where() + " client " + args + ": " + said);
+                assertEquals(b.exits().get(k), p.exitValue(), b.where() + " client " + args + ": " + said);
                 clientOutputs.add(said.lines().map(ReadmeServeLogTest::normaliseClient).toList());
             }
             Thread.sleep(300); // the last session's close line follows its client's exit
@@ -170,9 +206,13 @@ class ReadmeServeLogTest {
             }
         }
         List<String> got = new ArrayList<>();
-        read(err).lines().map(ReadmeServeLogTest::normalise).forEach(got::add);
+        read(err).lines().filter(l -> !RESET.matcher(l).find()).map(ReadmeServeLogTest::normalise).forEach(got::add);
         Files.deleteIfExists(err);
         Files.deleteIfExists(out);
+        for (String f : b.files().keySet()) {
+            Files.deleteIfExists(dir.resolve(f));
+        }
+        Files.deleteIfExists(dir);
         return got;
     }
 
@@ -181,6 +221,7 @@ class ReadmeServeLogTest {
         return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .filter(e -> !e.contains("test-classes") && !e.contains("iwarp-testkit") && !e.contains("junit")
                         && !e.contains("jazzer"))
+                .map(e -> Path.of(e).toAbsolutePath().toString()) // the commands may run in another directory
                 .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
@@ -194,8 +235,10 @@ class ReadmeServeLogTest {
 
     @Test
     void markedServeLogsAreWhatServePrints() throws Exception {
-        List<Block> all = new ArrayList<>(blocks(Path.of("README.md")));
-        all.addAll(blocks(Path.of("..", "README.md")));
+        List<Block> all = new ArrayList<>();
+        for (Path doc : DocFiles.all()) {
+            all.addAll(blocks(doc));
+        }
         assertTrue(all.size() >= 2, "marked serve logs found: " + all.size());
         for (Block b : all) {
             List<List<String>> said = new ArrayList<>();

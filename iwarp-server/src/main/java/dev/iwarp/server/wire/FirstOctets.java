@@ -32,21 +32,18 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
     private final ByteBuf seen = Unpooled.buffer(PeerFraming.NEEDED, PeerFraming.NEEDED);
     private final PeerFraming own;
     private final boolean answer;
+    private final Watch watch;
     private volatile PeerFraming spoken;
 
-    private FirstOctets(PeerFraming own, boolean answer) {
+    private FirstOctets(PeerFraming own, boolean answer, Watch watch) {
         this.own = own;
         this.answer = answer;
-    }
-
-    /** The framing the peer's first octets showed, or null. */
-    PeerFraming spoken() {
-        return spoken;
+        this.watch = watch;
     }
 
     /** serve: puts the watcher after {@code baseName} in {@code ch}'s pipeline (or first if null); {@code own} is ours. */
     public static void serve(Channel ch, PeerFraming own, String baseName) {
-        FirstOctets f = new FirstOctets(own, true);
+        FirstOctets f = new FirstOctets(own, true, null);
         if (baseName != null && ch.pipeline().get(baseName) != null) {
             ch.pipeline().addAfter(baseName, NAME, f);
         } else {
@@ -59,6 +56,9 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
         if (msg instanceof ByteBuf in && spoken == null) {
             seen.writeBytes(in, in.readerIndex(), Math.min(in.readableBytes(), seen.writableBytes()));
             spoken = PeerFraming.of(seen);
+            if (watch != null && spoken != null && spoken != own) {
+                watch.foreign = spoken;
+            }
             if (spoken != null || !seen.isWritable()) {
                 ctx.pipeline().remove(this);
                 if (answer && spoken != null && spoken != own) {
@@ -117,7 +117,8 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
     /** A client's record of what its server answered, over every attempt of one connect. */
     public static final class Watch {
         private final PeerFraming own;
-        private volatile FirstOctets last;
+        private volatile PeerFraming foreign;
+        private volatile Channel channel;
 
         public Watch(PeerFraming own) {
             this.own = own;
@@ -125,16 +126,44 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
 
         /** The connection's channel hook: watches this attempt's first octets. */
         public void install(Channel ch) {
-            FirstOctets f = new FirstOctets(own, false);
-            last = f;
+            FirstOctets f = new FirstOctets(own, false, this);
+            channel = ch;
             ch.pipeline().addFirst(NAME, f);
         }
 
-        /** "the server at ... speaks MPA; use --wire iwarp" when the server answered in another framing, else null. */
+        /**
+         * As {@link #mismatch}, for a caller whose wait timed out: octets that reached the socket before the timeout
+         * may not have been read yet when the event loop was busy (a loaded machine), so this first lets the
+         * attempt's event loop run its pending reads, waiting at most {@code maxWaitMs}.
+         */
+        public String mismatchOnceRead(java.net.SocketAddress server, long maxWaitMs) {
+            String other = mismatch(server);
+            Channel ch = channel;
+            long end = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+            // the first task may run before the loop next polls the socket; a pause lets it poll before the next one
+            for (int round = 0; round < 3 && other == null && ch != null && ch.isOpen() && System.nanoTime() < end;
+                 round++) {
+                try {
+                    Thread.sleep(round == 0 ? 0 : 10);
+                    ch.eventLoop().submit(() -> { }).await(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    break; // the loop is shutting down: nothing more will be read
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                other = mismatch(server);
+            }
+            return other;
+        }
+
+        /**
+         * "the server at ... speaks MPA; use --wire iwarp" when the server answered in another framing on any attempt
+         * so far (VI/TCP re-establishes), else null.
+         */
         public String mismatch(java.net.SocketAddress server) {
-            FirstOctets f = last;
-            PeerFraming theirs = f == null ? null : f.spoken();
-            return theirs == null || theirs == own ? null : PeerFraming.mismatch(server, own, theirs);
+            PeerFraming theirs = foreign;
+            return theirs == null ? null : PeerFraming.mismatch(server, own, theirs);
         }
     }
 }

@@ -73,7 +73,7 @@ final class IwarpClientWire implements ClientWire {
             throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
                     + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            String other = watch.mismatch(server);
+            String other = watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
             if (other != null) {
                 throw new IOException(other, e);
             }

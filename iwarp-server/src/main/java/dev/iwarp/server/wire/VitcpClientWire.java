@@ -43,6 +43,10 @@ final class VitcpClientWire extends VitcpSide implements ClientWire {
             throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
                     + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
+            String other = watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
+            if (other != null) {
+                throw new IOException(other, e);
+            }
             throw new IOException("cannot connect to " + Addresses.format(server) + ": no ConnectAccept within "
                     + timeoutMs
                     + " ms", e);
