@@ -3,6 +3,7 @@ package dev.iwarp.server;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.WireConnection;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -73,6 +74,11 @@ final class Bench implements AutoCloseable {
     /** The negotiation line of the first connection, e.g. "MPA Rev 2, CRC off, IRD 1 ORD 16, MULPDU 32762". */
     String parameters() {
         return connections.get(0).connection().parameters();
+    }
+
+    /** Connection {@code i}'s wire connection. */
+    WireConnection connection(int i) {
+        return connections.get(i).connection();
     }
 
     String summary() {

@@ -279,7 +279,8 @@ final class BenchConnection implements WireCompletionListener {
                     : s.op() == Bench.Op.send ? "a Send"
                     : (s.op() == Bench.Op.write) == (kind == KIND_MAIN) || kind == KIND_SETUP ? "an RDMA Write"
                     : "an RDMA Read";
-            fail(new IOException(what + " failed: " + status));
+            String cause = conn != null ? conn.endCause() : null; // why it was flushed
+            fail(new IOException(what + " failed: " + status + (cause != null ? " (" + cause + ")" : "")));
             return;
         }
         if (kind == KIND_HELLO) {

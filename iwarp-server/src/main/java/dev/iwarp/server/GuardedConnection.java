@@ -38,6 +38,8 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private long acceptedAt;
     private boolean partial;
     private long partialSince;
+    /** A whole message passed the framing during the current read: what it still holds began in this read. */
+    private boolean completedInRead;
     private long lastActivity;
     private boolean movedData;
     private long unwritableSince = -1;
@@ -109,6 +111,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
             partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
             partialSince = now();
         }
+        completedInRead = false;
         ctx.fireChannelRead(msg);
         long now = movedData || f != null ? now() : 0;
         if (movedData) {
@@ -117,7 +120,10 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         }
         if (f != null) {
             boolean holds = holdsIncomplete(f);
-            if (holds && !partial) {
+            // the deadline runs from the first octet of the message held now: if a message completed in this read,
+            // the one held is a later one, begun in this read (a peer streaming faster than we read may never stop
+            // between messages, each read ending inside one; each of them still arrived within the deadline)
+            if (holds && (!partial || completedInRead)) {
                 partialSince = now;
                 if (guard.deadlineNanos > 0) {
                     arm(now + guard.deadlineNanos);
@@ -152,6 +158,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
 
     void messageCompleted(boolean moves) {
         movedData |= moves;
+        completedInRead = true;
         if (framer == null) {
             partial = false;
             noFramer = framer() == null;

@@ -1,5 +1,9 @@
 package dev.iwarp.server;
 
+import dev.iwarp.vitcp.ViRdmaHeader;
+import dev.iwarp.vitcp.ViSegment;
+import dev.iwarp.vitcp.ViSegmentType;
+import dev.iwarp.vitcp.VitcpCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -150,6 +154,55 @@ class ConnectionGuardTimerTest {
         assertFalse(busy.isOpen());
         assertEquals(2 + 1 + 2, g.timerRuns(), "two runs per close (the second after an I/O pass), one more after "
                 + "the activity");
+    }
+
+    /** {@code count} RDMA Write segments of {@code payload} octets each, with trailer CRCs, as one stream. */
+    private static ByteBuf viWrites(int count, int payload) {
+        EmbeddedChannel enc = new EmbeddedChannel(new VitcpCodec());
+        ((VitcpCodec) enc.pipeline().first()).crcEnabled(true);
+        ByteBuf stream = Unpooled.buffer();
+        for (int i = 0; i < count; i++) {
+            enc.writeOutbound(ViSegment.builder(ViSegmentType.RDMA_WRITE).endOfMessage(true).messageNumber(i + 1)
+                    .rdmaHeader(new ViRdmaHeader(0, 1, payload)).build(Unpooled.buffer(payload).writeZero(payload)));
+            ByteBuf b;
+            while ((b = enc.readOutbound()) != null) {
+                stream.writeBytes(b);
+                b.release();
+            }
+        }
+        enc.finishAndReleaseAll();
+        return stream;
+    }
+
+    /**
+     * A peer that streams faster than we read (a bench of RDMA Writes on a loaded server): every read completes a
+     * segment and ends inside the next one, so some segment is always held. Each one arrives within the message
+     * deadline; the deadline runs from the first octet of the segment held, not from the first read that left one.
+     */
+    @Test
+    void aStreamWhoseReadsAlwaysEndInsideASegmentMeetsTheMessageDeadline() throws Exception {
+        ConnectionGuard g = guard(10_000, 0, 0, 0, 0);
+        EmbeddedChannel ch = open(g, "192.0.2.1", false);
+        VitcpCodec codec = new VitcpCodec();
+        codec.crcEnabled(true);
+        ch.pipeline().addLast("vitcp", codec);
+        g.started(ch, "vitcp");
+        int segments = 40;
+        ByteBuf stream = viWrites(segments, 1000);
+        int segment = stream.readableBytes() / segments;
+        // reads end half-way into segments 0, 1, 2, ...: each completes one segment and begins the next
+        ch.writeInbound(stream.readRetainedSlice(segment / 2));
+        for (int i = 1; i < segments; i++) {
+            advance(ch, 1_000);
+            assertTrue(ch.isOpen(), "closed after " + i + " s of segments each complete within 1 s");
+            ch.writeInbound(stream.readRetainedSlice(segment));
+        }
+        assertEquals(segments - 1, ch.inboundMessages().size(), "a segment completed in every read");
+        advance(ch, 9_999);
+        assertTrue(ch.isOpen());
+        advance(ch, 1);
+        assertFalse(ch.isOpen(), "the last segment, held 10 s, hit the deadline");
+        stream.release();
     }
 
     @Test

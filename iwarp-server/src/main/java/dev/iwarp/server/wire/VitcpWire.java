@@ -188,6 +188,12 @@ public final class VitcpWire {
         }
 
         @Override
+        public String endCause() {
+            String why = endpoint.failure();
+            return why == null ? null : "VI connection ended: " + why;
+        }
+
+        @Override
         public String peerActivity() {
             dev.iwarp.vitcp.vi.ViPeerActivity a = endpoint.peerActivity();
             return a == null ? null : a.toString();

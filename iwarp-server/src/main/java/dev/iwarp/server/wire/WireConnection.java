@@ -56,6 +56,16 @@ public interface WireConnection {
     }
 
     /**
+     * Why the connection ended, for a user to read beside a work request that completed in error (flushed), or null if
+     * not known (or still connected): over iWARP the Terminate the peer sent; over VI/TCP what broke the VI (a
+     * protocol violation, a CRC error, an error the peer reported, a TCP error or close).
+     */
+    default String endCause() {
+        String e = peerError();
+        return e == null ? null : "the peer sent " + e;
+    }
+
+    /**
      * What the peer did to us, for a session's closing line ("3 Writes (3072 octets placed), 0 Reads answered
      * (0 octets), 2 Sends (32 octets)"), or null where the wire does not count it. On the event loop or after close.
      */

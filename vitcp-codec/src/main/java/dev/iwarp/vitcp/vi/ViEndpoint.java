@@ -108,7 +108,11 @@ public final class ViEndpoint {
         }
     }
 
-    /** Why the connection ended, or null. */
+    /**
+     * Why the connection ended, or null: the first cause recorded (a protocol violation, a CRC error, an error the peer
+     * reported, a TCP error or close, a local disconnect). Set before the descriptors complete FLUSHED, so a completion
+     * listener can name it.
+     */
     public String failure() {
         return failure;
     }
@@ -190,8 +194,11 @@ public final class ViEndpoint {
         }
     }
 
+    /** Records why the connection ended; the first cause stays (what follows from it says less). Event loop only. */
     void failed(String why) {
-        failure = why;
+        if (failure == null) {
+            failure = why;
+        }
     }
 
     private static void run(ViEndpointHandler h, Runnable task) {

@@ -16,6 +16,9 @@ import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+
 /**
  * Full-operation handler of a connected VI: data transfer per draft-dicecco-vitcp-01 §2.2.2.2.3 and §3.2-§3.6.
  * Segments messages to the agreed MTU, interleaves RDMA Read Response segments with other messages, reassembles
@@ -29,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ViEndpointHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(ViEndpointHandler.class);
+    /** Why the VI ended when its TCP connection closed and nothing said why before (the peer, or a handler below). */
+    static final String CLOSED = "TCP connection closed";
 
     private final ViEndpoint endpoint;
     private final VitcpConnection conn;
@@ -181,7 +186,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
             protocolViolation(e, rx.lastGoodMessage());
         } else {
             log.debug("VI/TCP {}: {}", PeerAddress.of(ctx), cause.toString());
-            fail(cause.toString(), 0, 0, ViStatus.FLUSHED);
+            fail(describe(cause), 0, 0, ViStatus.FLUSHED);
         }
     }
 
@@ -195,6 +200,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
             return;
         }
         failed = true;
+        endpoint.failed(why); // before the flush: a consumer reading failure() from a FLUSHED completion finds it
         if (ctx.channel().isActive()) {
             if (reliableReception && viErrorType != 0) {
                 ctx.writeAndFlush(ViSegment.builder(ViSegmentType.NOP).messageNumber(tx.lastMessageNumberSent())
@@ -206,7 +212,27 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
             }
         }
         flushAll(flushStatus);
-        endpoint.failed(why);
+    }
+
+    /**
+     * A segment could not be handed to TCP: the VI is broken (§2.2.2.2.2). Records why before the descriptor completes
+     * FLUSHED (the channel closes and {@link #channelInactive} flushes the rest, in posting order). A write failed by the
+     * close itself says only that the connection closed: the cause, if any, was recorded when it was detected.
+     */
+    void transmitFailed(Throwable cause) {
+        endpoint.failed(describe(cause));
+    }
+
+    /**
+     * A transport error as a user reads it: "TCP error: Connection reset by peer"; a failure caused by the close itself
+     * (a write it failed, as Netty reports it) is {@link #CLOSED}.
+     */
+    private static String describe(Throwable cause) {
+        if (cause instanceof ClosedChannelException) {
+            return CLOSED;
+        }
+        return cause instanceof IOException && cause.getMessage() != null ? "TCP error: " + cause.getMessage()
+                : cause.toString();
     }
 
     private void flushAll(ViStatus status) {
@@ -217,7 +243,7 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         // §2.2.2.2.2: when the TCP connection closes the VI connection closes
-        fail("TCP connection closed", 0, 0, ViStatus.FLUSHED);
+        fail(CLOSED, 0, 0, ViStatus.FLUSHED);
         ctx.fireChannelInactive();
     }
 

@@ -203,9 +203,14 @@ final class ViTransmitter {
             awaitingAck.add(done);
             write(b, payload, null);
         } else {
-            write(b, payload, f -> owner.complete(done.request, f.isSuccess()
-                    ? (done.transmitError ? ViStatus.TRANSMIT_ERROR : ViStatus.SUCCESS) : ViStatus.FLUSHED,
-                    done.length));
+            write(b, payload, f -> {
+                if (!f.isSuccess()) {
+                    owner.transmitFailed(f.cause());
+                }
+                owner.complete(done.request, f.isSuccess()
+                        ? (done.transmitError ? ViStatus.TRANSMIT_ERROR : ViStatus.SUCCESS) : ViStatus.FLUSHED,
+                        done.length);
+            });
         }
         return true;
     }
