@@ -6,16 +6,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 
 /**
- * Consecutive small FPDUs ({@link FpduWriter#writeSmallFpdu}) appended into one pooled buffer that leaves as one
+ * Consecutive small FPDUs ({@link FpduWriter#writeSmallFpdu}) appended into one buffer that leaves as one
  * outbound entry: per small FPDU, a buffer allocation and an outbound-buffer entry (its creation, the pipeline
  * walk of its write, its removal once sent) cost the sending loop more than building the FPDU does. The octets
  * are those the FPDUs would have been one by one, in the same order.
  *
  * <p>A batch ends (is written below the framer) when it is full ({@link #MAX_OCTETS}), at a write carrying a real
  * promise (the batch then goes with that promise, which thus completes once every earlier FPDU of the batch was
- * written too), and, through {@link #end}, before any other write passes the framer, at flush, close,
- * disconnect, when the channel goes inactive and when the framer is removed: nothing stays open on an idle
- * connection, and nothing is held back past a flush. Not thread-safe: confined to the framer's event loop.
+ * written too), and, through {@link #end}, before any other write passes the framer, at flush, close (a TCP
+ * channel's disconnect is a close), when the channel goes inactive and when the framer is removed: nothing
+ * stays open on an idle connection, and nothing is held back past a flush. Not thread-safe: confined to the
+ * framer's event loop.
  */
 final class FpduBatch {
     /**
@@ -36,11 +37,6 @@ final class FpduBatch {
      * batches are full, and a stalled connection's outbound buffer holds little unused capacity per octet.
      */
     private int nextCapacity;
-
-    /** Whether a batch is open. */
-    boolean isOpen() {
-        return buf != null;
-    }
 
     /**
      * Appends an FPDU of {@code length} octets from {@code fpdu} followed by the CRC field {@code crcField}
