@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.vitcp.VitcpCodec;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnectException;
@@ -90,7 +91,9 @@ public final class ViProvider implements AutoCloseable {
 
     /**
      * As {@link #listen(InetSocketAddress, VitcpConfig)}, with {@code onAccept} called for every accepted connection's
-     * channel before the VI/TCP handlers are added (e.g. to admit or refuse it).
+     * channel before the VI/TCP handlers are added (e.g. to admit or refuse it). Handlers it puts in front of them
+     * must pass the socket's octets on unchanged: payloads are read from the socket straight into registered memory
+     * (the channel's receive-buffer allocator becomes a {@link DirectReadAllocator}), past the decoder's buffers.
      */
     public ViListener listen(InetSocketAddress local, VitcpConfig portConfig,
                              java.util.function.Consumer<? super Channel> onAccept) {
@@ -101,6 +104,7 @@ public final class ViProvider implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         onAccept.accept(ch);
+                        DirectReadAllocator.installOn(ch);
                         ch.pipeline().addLast(new VitcpCodec(portConfig.crcMode()),
                                 new VitcpPassiveHandler(table, portConfig));
                     }
@@ -117,7 +121,9 @@ public final class ViProvider implements AutoCloseable {
 
     /**
      * As {@link #connect(ViEndpoint, InetSocketAddress, byte[], byte[])}, with {@code channelHook} called with every
-     * attempt's channel before the VI/TCP handlers are added (e.g. to watch the peer's first octets).
+     * attempt's channel before the VI/TCP handlers are added (e.g. to watch the peer's first octets); what it adds
+     * passes the socket's octets on unchanged, as for {@link #listen(InetSocketAddress, VitcpConfig,
+     * java.util.function.Consumer)}.
      */
     public CompletableFuture<VitcpConnection> connect(ViEndpoint endpoint, InetSocketAddress remote,
                                                       byte[] localDiscriminator, byte[] remoteDiscriminator,
@@ -228,6 +234,7 @@ public final class ViProvider implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
                 p.channelHook.accept(ch);
+                DirectReadAllocator.installOn(ch);
                 ch.pipeline().addLast(new VitcpCodec(config.crcMode()), active);
             }
         });
