@@ -28,7 +28,9 @@ public interface PayloadCheck {
      * The whole payload is in its destination and {@code trailer} octets behind it are readable at {@code in}'s
      * reader index (they are skipped afterwards; indexes must be left unchanged): throws the framing's own error
      * (MPA's code 2, IFT's F4) when they do not match what was read. The reader then releases the destination
-     * without reporting it placed.
+     * without reporting it placed. A framing that passes a unit with a bad CRC on, flagged, rather than failing the
+     * stream (VI/TCP, whose §3.6 delivers it with status transport error) records the verdict here instead and
+     * acts on it once the reader returned.
      */
     void checkTrailer(ChannelHandlerContext ctx, ByteBuf in, int trailer);
 }

@@ -40,8 +40,9 @@ public final class ViSegment extends DefaultByteBufHolder {
     private final ViCeHeader ceHeader;
     private final boolean trailer;
     private final boolean crcError;
+    private final boolean placed;
 
-    private ViSegment(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
+    private ViSegment(Builder b, ByteBuf payload, boolean trailer, boolean crcError, boolean placed) {
         super(payload);
         this.version = b.version;
         this.type = b.type;
@@ -58,6 +59,7 @@ public final class ViSegment extends DefaultByteBufHolder {
         this.ceHeader = b.ceHeader;
         this.trailer = trailer;
         this.crcError = crcError;
+        this.placed = placed;
         if (type.carriesRdmaHeader() != (rdmaHeader != null)) {
             throw new IllegalArgumentException(type + (rdmaHeader == null ? " needs" : " takes no") + " RDMA Header");
         }
@@ -159,6 +161,14 @@ public final class ViSegment extends DefaultByteBufHolder {
         return crcError;
     }
 
+    /**
+     * Set by the decoder when the payload was read straight into the destination the VI's receive half named for it
+     * ({@link ViPayloadPlacement}): {@link #content()} is a view of that memory, already in place.
+     */
+    public boolean placed() {
+        return placed;
+    }
+
     public int typeFlagsOctet() {
         return type.code() | (endOfMessage ? FLAG_EOM : 0) | (immediateDataValid ? FLAG_IMMEDIATE_DATA_VALID : 0)
                 | (transmitError ? FLAG_TRANSMIT_ERROR : 0);
@@ -183,12 +193,17 @@ public final class ViSegment extends DefaultByteBufHolder {
 
     /** A copy of this segment with the decoder's trailer/CRC verdict (used by the decoder only). */
     static ViSegment decoded(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
-        return new ViSegment(b, payload, trailer, crcError);
+        return new ViSegment(b, payload, trailer, crcError, false);
+    }
+
+    /** A segment whose payload the decoder read into its destination ({@code payload}, a view of it). */
+    static ViSegment decodedPlaced(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
+        return new ViSegment(b, payload, trailer, crcError, true);
     }
 
     /** For tests: a segment as the decoder would produce it. */
     static ViSegment decodedForTest(Builder b, ByteBuf payload, boolean trailer, boolean crcError) {
-        return new ViSegment(b, payload, trailer, crcError);
+        return new ViSegment(b, payload, trailer, crcError, false);
     }
 
     public Builder toBuilder() {
@@ -200,7 +215,7 @@ public final class ViSegment extends DefaultByteBufHolder {
 
     @Override
     public ViSegment replace(ByteBuf content) {
-        return new ViSegment(toBuilder(), content, trailer, crcError);
+        return new ViSegment(toBuilder(), content, trailer, crcError, placed);
     }
 
     @Override
@@ -242,7 +257,10 @@ public final class ViSegment extends DefaultByteBufHolder {
         return this;
     }
 
-    /** Field-wise equality including payload bytes (for tests and diagnostics). */
+    /**
+     * Field-wise equality including payload bytes (for tests and diagnostics); not {@link #placed()}, which says
+     * where the octets were read to.
+     */
     public boolean sameAs(ViSegment o) {
         return version == o.version && type == o.type && endOfMessage == o.endOfMessage
                 && immediateDataValid == o.immediateDataValid && transmitError == o.transmitError
@@ -270,7 +288,7 @@ public final class ViSegment extends DefaultByteBufHolder {
         if (ceHeader != null) {
             sb.append(", ").append(ceHeader);
         }
-        sb.append(", payload=").append(content().readableBytes());
+        sb.append(", payload=").append(content().readableBytes()).append(placed ? " placed" : "");
         if (trailer) {
             sb.append(crcError ? ", CRC BAD" : ", CRC");
         }
@@ -370,7 +388,7 @@ public final class ViSegment extends DefaultByteBufHolder {
 
         /** @param payload ownership passes to the returned segment */
         public ViSegment build(ByteBuf payload) {
-            return new ViSegment(this, payload, trailer, false);
+            return new ViSegment(this, payload, trailer, false, false);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp;
 
+import dev.iwarp.framing.DirectReadAllocator;
 import io.netty.channel.CombinedChannelDuplexHandler;
 
 /**
@@ -38,5 +39,15 @@ public final class VitcpCodec extends CombinedChannelDuplexHandler<VitcpSegmentD
 
     public boolean crcEnabled() {
         return inboundHandler().crcEnabled();
+    }
+
+    /** Data segments' payloads go where {@code placement} says ({@link VitcpSegmentDecoder#receiveWith}). */
+    public void receiveWith(ViPayloadPlacement placement) {
+        inboundHandler().receiveWith(placement);
+    }
+
+    /** Socket reads go straight into payload destinations ({@link VitcpSegmentDecoder#readDirectlyWith}). */
+    public void readDirectlyWith(DirectReadAllocator allocator) {
+        inboundHandler().readDirectlyWith(allocator);
     }
 }

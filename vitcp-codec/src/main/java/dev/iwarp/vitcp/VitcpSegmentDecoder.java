@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp;
 
+import dev.iwarp.framing.DirectReadAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -9,7 +10,11 @@ import java.util.List;
 
 /**
  * Byte stream to {@link ViSegment}. Checks only what the wire format defines (draft-dicecco-vitcp-01 §3);
- * protocol state lives in the connection handlers. Payloads are retained slices of the input (no copy).
+ * protocol state lives in the connection handlers. Payloads are retained slices of the input (no copy), or, once
+ * the VI binds a {@link ViPayloadPlacement} ({@link #receiveWith}), a data segment's payload still arriving goes
+ * straight to the destination the VI names once the segment's headers are in and checked ({@link VitcpPayloadReader},
+ * read from the socket into it with {@link #readDirectlyWith}); that segment's content is then a view of the
+ * destination ({@link ViSegment#placed()}), and its CRC is computed over what was read there.
  *
  * <p>Whether a trailer follows: CE segments iff they carry the CRC option; ConnectReject/ConnectNoMatch by
  * their Segment Length; every other type iff {@link #crcEnabled(boolean)} was set after establishment (§3.5).
@@ -21,20 +26,33 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
 
     /** Decoder states. */
     enum State {
+        /** Waiting for the fields that size the next segment: Version, Type, Segment Length (§3.2). */
         READ_HEADER,
+        /** Size known and checked; waiting for the whole segment (or, for a payload read into place, its headers). */
         READ_SEGMENT,
+        /** The VI named the payload's destination: the payload is read into it. */
+        READ_PAYLOAD,
+        /** The payload is in its destination: waiting for the trailer. */
+        READ_TRAILER,
         BAD_STREAM
     }
 
+    /** Octets at the start of a segment that give its type and length (Version, Type/Flags, Segment Length). */
+    static final int SIZING_OCTETS = 4;
+
     private final VitcpCrcMode crcMode;
+    private final VitcpPayloadReader payloads;
     private boolean crcEnabled;
     private State state = State.READ_HEADER;
     private int totalLength;
     private int segmentLength;
     private boolean hasTrailer;
+    /** Octets of the current segment's headers (VI Segment Header, RDMA Header), for a data-phase segment. */
+    private int headersLength;
 
     public VitcpSegmentDecoder(VitcpCrcMode crcMode) {
         this.crcMode = crcMode;
+        this.payloads = new VitcpPayloadReader(crcMode);
     }
 
     /** Switches trailer CRCs on for data-phase segments (both CE frames carried the CRC option, §3.6). */
@@ -51,11 +69,28 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
     }
 
     /**
+     * From now on a data segment's payload of which enough is still due once its headers are in goes to the
+     * destination {@code placement} names (null: every segment is received whole). On the event loop.
+     */
+    public void receiveWith(ViPayloadPlacement placement) {
+        payloads.receiveWith(placement);
+    }
+
+    /**
+     * Socket reads go straight into the payload destinations through {@code allocator}, the channel's receive-buffer
+     * allocator (null: never; the payload octets are copied there from the buffers received). Only when every
+     * handler in front of the decoder passes the socket's octets on unchanged. On the event loop.
+     */
+    public void readDirectlyWith(DirectReadAllocator allocator) {
+        payloads.readDirectlyWith(allocator);
+    }
+
+    /**
      * Whether octets of a segment not yet complete are held after the last read was decoded (a read can complete one
-     * segment and begin the next). On the event loop.
+     * segment and begin the next), in the cumulation or in a payload's destination. On the event loop.
      */
     public boolean holdsIncompleteSegment() {
-        return state != State.BAD_STREAM && actualReadableBytes() > 0;
+        return state != State.BAD_STREAM && (actualReadableBytes() > 0 || payloads.reading());
     }
 
     State state() {
@@ -63,43 +98,120 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    @SuppressWarnings("fallthrough")
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (payloads.isDestination(msg)) { // a socket read made straight into a payload's destination
+            try {
+                if (state == State.READ_PAYLOAD && payloads.payloadRead()) {
+                    state = State.READ_TRAILER;
+                    ViSegment s = payloads.trailer(ctx, internalBuffer()); // complete at once without a trailer
+                    if (s != null) {
+                        state = State.READ_HEADER;
+                        payloads.segmentDone(internalBuffer(), s.content().readableBytes());
+                        ctx.fireChannelRead(s);
+                    }
+                }
+            } finally {
+                ((ByteBuf) msg).release();
+            }
+            return;
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            super.channelInactive(ctx);
+        } finally {
+            stopPlacing();
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        stopPlacing();
+    }
+
+    /** A payload cut short by the end of the stream or the decoder's removal: released, nothing more delivered. */
+    private void stopPlacing() {
+        if (payloads.reading()) {
+            payloads.abandon();
+            state = State.BAD_STREAM;
+        }
+    }
+
+    @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        switch (state) {
-            case READ_HEADER:
-                if (in.readableBytes() < ViSegment.HEADER_LENGTH) {
+        for (;;) {
+            switch (state) {
+                case READ_HEADER:
+                    if (in.readableBytes() < SIZING_OCTETS) {
+                        payloads.headerDue(in); // shortly after a large segment the next read takes its headers
+                        return;
+                    }
+                    try {
+                        readFixedHeader(in);
+                    } catch (VitcpProtocolException e) {
+                        fail(in);
+                        throw e;
+                    }
+                    payloads.newSegment();
+                    state = State.READ_SEGMENT;
+                    break;
+                case READ_SEGMENT:
+                    if (in.readableBytes() < totalLength) {
+                        if (headersLength == 0) {
+                            return;
+                        }
+                        int payloadLength = segmentLength - headersLength;
+                        if (payloads.mayBegin(in.readableBytes(), headersLength, payloadLength)
+                                && payloads.begin(in, header(in, in.readerIndex()), headersLength, payloadLength,
+                                hasTrailer)) {
+                            state = State.READ_PAYLOAD;
+                            break;
+                        }
+                        payloads.sizeNextRead(in.readableBytes(), headersLength, payloadLength, totalLength);
+                        return;
+                    }
+                    ViSegment s;
+                    try {
+                        s = readSegment(in);
+                    } catch (VitcpProtocolException e) {
+                        fail(in);
+                        throw e;
+                    }
+                    if (s == null) {
+                        return; // a CE segment whose trailer has not arrived yet
+                    }
+                    state = State.READ_HEADER;
+                    out.add(s);
+                    payloads.segmentDone(in, s.content().readableBytes());
+                    return;
+                case READ_PAYLOAD:
+                    // octets that came in an ordinary buffer (a read begun before the destination was known)
+                    if (!payloads.copyIn(in)) {
+                        return;
+                    }
+                    if (payloads.payloadRead()) {
+                        state = State.READ_TRAILER;
+                    }
+                    break;
+                case READ_TRAILER: {
+                    ViSegment placed = payloads.trailer(ctx, in);
+                    if (placed == null) {
+                        return;
+                    }
+                    state = State.READ_HEADER;
+                    out.add(placed);
+                    payloads.segmentDone(in, placed.content().readableBytes());
                     return;
                 }
-                try {
-                    readFixedHeader(in);
-                } catch (VitcpProtocolException e) {
-                    fail(in);
-                    throw e;
-                }
-                state = State.READ_SEGMENT;
-                // fall through
-            case READ_SEGMENT:
-                if (in.readableBytes() < totalLength) {
+                case BAD_STREAM:
+                    in.skipBytes(in.readableBytes());
                     return;
-                }
-                ViSegment s;
-                try {
-                    s = readSegment(in);
-                } catch (VitcpProtocolException e) {
-                    fail(in);
-                    throw e;
-                }
-                if (s == null) {
-                    return; // a CE segment whose trailer has not arrived yet
-                }
-                state = State.READ_HEADER;
-                out.add(s);
-                return;
-            case BAD_STREAM:
-                in.skipBytes(in.readableBytes());
-                return;
-            default:
-                throw new IllegalStateException(state.name());
+                default:
+                    throw new IllegalStateException(state.name());
+            }
         }
     }
 
@@ -150,33 +262,21 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
             // draft-dicecco-vitcp-01 §3.2: the total length exceeds Segment Length by the trailer
             totalLength = segmentLength + (hasTrailer ? ViSegment.TRAILER_LENGTH : 0);
         }
+        // a data segment's payload may be read into place once these are in (the only checks left on the segment
+        // itself, Data Offset's, concern the types without payload)
+        headersLength = type.carriesPayload() ? min : 0;
     }
 
     private ViSegment readSegment(ByteBuf in) {
         int start = in.readerIndex();
-        int typeFlags = in.getUnsignedByte(start + 1);
-        ViSegmentType type = ViSegmentType.valueOf(typeFlags & ViSegment.TYPE_MASK);
-        ViSegment.Builder b = ViSegment.builder(type)
-                .version(in.getUnsignedByte(start))
-                .endOfMessage((typeFlags & ViSegment.FLAG_EOM) != 0)
-                .immediateDataValid((typeFlags & ViSegment.FLAG_IMMEDIATE_DATA_VALID) != 0)
-                .transmitError((typeFlags & ViSegment.FLAG_TRANSMIT_ERROR) != 0)
-                .dataOffset(in.getInt(start + 4))
-                .immediateData(in.getInt(start + 8))
-                .messageNumber(in.getInt(start + 12))
-                .messageAck(in.getInt(start + 16))
-                .rxDescriptorsPosted(in.getUnsignedShort(start + 20))
-                .remoteErrorCode(in.getUnsignedShort(start + 22));
+        ViSegment.Builder b = header(in, start);
+        ViSegmentType type = ViSegmentType.valueOf(in.getUnsignedByte(start + 1) & ViSegment.TYPE_MASK);
         if (!type.multiSegment() && in.getInt(start + 4) != 0) {
             // draft-dicecco-vitcp-01 §3.2 "Data Offset": all other messages consist of a single segment
             throw new VitcpProtocolException(VitcpProtocolException.Violation.BAD_DATA_OFFSET,
                     "peer sent " + type + " with Data Offset " + Integer.toUnsignedString(in.getInt(start + 4)));
         }
-        int pos = start + ViSegment.HEADER_LENGTH;
-        if (type.carriesRdmaHeader()) {
-            b.rdmaHeader(new ViRdmaHeader(in.getLong(pos), in.getInt(pos + 8), in.getInt(pos + 12)));
-            pos += ViRdmaHeader.LENGTH;
-        }
+        int pos = start + ViSegment.HEADER_LENGTH + (type.carriesRdmaHeader() ? ViRdmaHeader.LENGTH : 0);
         int payloadEnd = start + segmentLength;
         if (type.carriesCeHeader()) {
             ViCeHeader ce = readCeHeader(in, pos, payloadEnd);
@@ -204,6 +304,28 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
                 : io.netty.buffer.Unpooled.EMPTY_BUFFER;
         in.readerIndex(start + totalLength);
         return ViSegment.decoded(b.trailer(hasTrailer), payload, hasTrailer, crcError);
+    }
+
+    /** The VI Segment Header's fields (§3.2) and the RDMA Header (§3.4) when the type has one, at {@code start}. */
+    private static ViSegment.Builder header(ByteBuf in, int start) {
+        int typeFlags = in.getUnsignedByte(start + 1);
+        ViSegmentType type = ViSegmentType.valueOf(typeFlags & ViSegment.TYPE_MASK);
+        ViSegment.Builder b = ViSegment.builder(type)
+                .version(in.getUnsignedByte(start))
+                .endOfMessage((typeFlags & ViSegment.FLAG_EOM) != 0)
+                .immediateDataValid((typeFlags & ViSegment.FLAG_IMMEDIATE_DATA_VALID) != 0)
+                .transmitError((typeFlags & ViSegment.FLAG_TRANSMIT_ERROR) != 0)
+                .dataOffset(in.getInt(start + 4))
+                .immediateData(in.getInt(start + 8))
+                .messageNumber(in.getInt(start + 12))
+                .messageAck(in.getInt(start + 16))
+                .rxDescriptorsPosted(in.getUnsignedShort(start + 20))
+                .remoteErrorCode(in.getUnsignedShort(start + 22));
+        if (type.carriesRdmaHeader()) {
+            int pos = start + ViSegment.HEADER_LENGTH;
+            b.rdmaHeader(new ViRdmaHeader(in.getLong(pos), in.getInt(pos + 8), in.getInt(pos + 12)));
+        }
+        return b;
     }
 
     static ViCeHeader readCeHeader(ByteBuf in, int pos, int end) {

@@ -26,6 +26,8 @@ final class EmbeddedPair implements AutoCloseable {
     /** Applied to each buffer going from a to b (e.g. to corrupt one); owns and returns the buffer. */
     java.util.function.UnaryOperator<ByteBuf> aToBFilter = java.util.function.UnaryOperator.identity();
     java.util.function.UnaryOperator<ByteBuf> bToAFilter = java.util.function.UnaryOperator.identity();
+    /** When positive, what one end writes reaches the other in reads of at most this many octets (as TCP may cut it). */
+    int chunk;
 
     /** Both ends' timers run on this clock alone: it moves only in {@link #advanceTime}, however loaded the machine. */
     private final MockTicker clock = Ticker.newMockTicker();
@@ -73,7 +75,16 @@ final class EmbeddedPair implements AutoCloseable {
                 buf.getBytes(buf.readerIndex(), head);
                 log.add(java.util.HexFormat.of().formatHex(head));
             }
-            if (to.isOpen()) {
+            if (to.isOpen() && chunk > 0) {
+                while (buf.readableBytes() > chunk && to.isOpen()) {
+                    to.writeInbound(buf.readRetainedSlice(chunk));
+                }
+                if (to.isOpen()) {
+                    to.writeInbound(buf);
+                } else {
+                    ReferenceCountUtil.release(buf);
+                }
+            } else if (to.isOpen()) {
                 to.writeInbound(buf);
             } else {
                 ReferenceCountUtil.release(buf);

@@ -43,6 +43,11 @@ public final class EmbeddedPairAccess implements AutoCloseable {
         pair.aToBFilter = f;
     }
 
+    /** What one end writes reaches the other in reads of at most {@code octets} (0: as written). */
+    public void chunk(int octets) {
+        pair.chunk = octets;
+    }
+
     public void bToAFilter(UnaryOperator<ByteBuf> f) {
         pair.bToAFilter = f;
     }

@@ -122,6 +122,54 @@ final class ScatterGather {
         }
     }
 
+    /**
+     * A writable view (writer index 0, capacity {@code length}) of the memory that holds octets
+     * {@code [offset, offset + length)} of a descriptor's data segments, for a payload read straight into it; null
+     * when the range spans more than one data segment, a region is no longer valid, or its memory is not direct
+     * (a socket read into heap memory goes through a direct buffer first: no copy would be saved). The caller owns
+     * the view (it holds the region's memory until released).
+     */
+    static ByteBuf destination(List<ViDataSegment> segments, long offset, int length) {
+        long pos = 0;
+        for (ViDataSegment s : segments) {
+            long end = pos + s.length();
+            if (end > offset) {
+                if (offset + length > end || !s.valid()) {
+                    return null;
+                }
+                return destination(s.region(), (int) (s.index() + offset - pos), length);
+            }
+            pos = end;
+        }
+        return null;
+    }
+
+    /** A writable view of {@code length} octets of {@code region} at {@code index}, else as the one above. */
+    static ByteBuf destination(ViMemoryRegion region, int index, int length) {
+        ByteBuf memory = region.buffer();
+        if (!region.isValid() || !memory.isDirect()) {
+            return null;
+        }
+        try {
+            return memory.retainedSlice(index, length).clear();
+        } catch (IllegalReferenceCountException e) {
+            return null; // deregistered by another thread just now
+        }
+    }
+
+    /** Whether the data segments that hold octets {@code [offset, offset + length)} are all still valid. */
+    static boolean valid(List<ViDataSegment> segments, long offset, int length) {
+        long pos = 0;
+        for (ViDataSegment s : segments) {
+            long end = pos + s.length();
+            if (end > offset && pos < offset + length && !s.valid()) {
+                return false;
+            }
+            pos = end;
+        }
+        return true;
+    }
+
     static boolean allValid(List<ViDataSegment> segments, ViProtectionDomain pd) {
         for (ViDataSegment s : segments) {
             if (!s.valid() || s.region().protectionDomain() != pd) {

@@ -1,10 +1,12 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.vitcp.ViReliabilityLevel;
 import dev.iwarp.vitcp.ViRemoteErrorCode;
 import dev.iwarp.vitcp.ViSegment;
 import dev.iwarp.vitcp.ViSegmentType;
+import dev.iwarp.vitcp.VitcpCodec;
 import dev.iwarp.vitcp.VitcpConnection;
 import dev.iwarp.vitcp.VitcpProtocolException;
 import dev.iwarp.vitcp.VitcpProtocolException.Violation;
@@ -83,6 +85,24 @@ final class ViEndpointHandler extends ChannelDuplexHandler {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         rx.attach(endpoint.attach(this));
+        // payloads go straight into place once their segment's headers are checked: read from the socket there
+        // when the channel's allocator can be steered (the provider installs one)
+        VitcpCodec codec = ctx.pipeline().get(VitcpCodec.class);
+        if (codec != null) {
+            codec.receiveWith(rx.placement());
+            if (ctx.channel().config().getRecvByteBufAllocator() instanceof DirectReadAllocator d) {
+                codec.readDirectlyWith(d);
+            }
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        VitcpCodec codec = ctx.pipeline().get(VitcpCodec.class);
+        if (codec != null) {
+            codec.readDirectlyWith(null);
+            codec.receiveWith(null);
+        }
     }
 
     // =================================================================== API entry points (event loop)

@@ -1,5 +1,6 @@
 package dev.iwarp.vitcp.vi;
 
+import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.vitcp.VitcpCodec;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnectException;
@@ -16,6 +17,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -30,7 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The VI/TCP provider: TCP connection setup and listening around the VI/TCP handlers (VIPL VipConnectRequest,
- * VipConnectWait/Accept/Reject, VipConnectPeerRequest). NIO transport.
+ * VipConnectWait/Accept/Reject, VipConnectPeerRequest). NIO transport unless built over another's event loops
+ * and channel types (epoll's, say).
  */
 public final class ViProvider implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ViProvider.class);
@@ -45,6 +48,8 @@ public final class ViProvider implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final boolean ownGroup;
+    private final Class<? extends SocketChannel> channelType;
+    private final Class<? extends ServerSocketChannel> serverChannelType;
     /** The last failed peer-to-peer attempt of each pending connect, reported as the cause of a final timeout. */
     private final java.util.concurrent.ConcurrentHashMap<CompletableFuture<VitcpConnection>, Throwable>
             lastAttemptFailure = new java.util.concurrent.ConcurrentHashMap<>();
@@ -53,13 +58,30 @@ public final class ViProvider implements AutoCloseable {
         this(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true);
     }
 
+    /** A provider over {@code group}, an NIO event loop group the caller owns. */
     public ViProvider(EventLoopGroup group) {
         this(group, false);
     }
 
+    /**
+     * A provider over {@code group}, which the caller owns, with connections of {@code channelType} and listening
+     * sockets of {@code serverChannelType}: the channel types of the group's transport (epoll's, say).
+     */
+    public ViProvider(EventLoopGroup group, Class<? extends SocketChannel> channelType,
+                      Class<? extends ServerSocketChannel> serverChannelType) {
+        this(group, false, channelType, serverChannelType);
+    }
+
     private ViProvider(EventLoopGroup group, boolean ownGroup) {
+        this(group, ownGroup, NioSocketChannel.class, NioServerSocketChannel.class);
+    }
+
+    private ViProvider(EventLoopGroup group, boolean ownGroup, Class<? extends SocketChannel> channelType,
+                       Class<? extends ServerSocketChannel> serverChannelType) {
         this.group = group;
         this.ownGroup = ownGroup;
+        this.channelType = java.util.Objects.requireNonNull(channelType);
+        this.serverChannelType = java.util.Objects.requireNonNull(serverChannelType);
     }
 
     /** Binds the VI/TCP listening port. {@code portConfig} gives the incoming timeout and CRC mode. */
@@ -69,17 +91,20 @@ public final class ViProvider implements AutoCloseable {
 
     /**
      * As {@link #listen(InetSocketAddress, VitcpConfig)}, with {@code onAccept} called for every accepted connection's
-     * channel before the VI/TCP handlers are added (e.g. to admit or refuse it).
+     * channel before the VI/TCP handlers are added (e.g. to admit or refuse it). Handlers it puts in front of them
+     * must pass the socket's octets on unchanged: payloads are read from the socket straight into registered memory
+     * (the channel's receive-buffer allocator becomes a {@link DirectReadAllocator}), past the decoder's buffers.
      */
     public ViListener listen(InetSocketAddress local, VitcpConfig portConfig,
                              java.util.function.Consumer<? super Channel> onAccept) {
         VitcpListenerTable table = new VitcpListenerTable();
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap().group(group).channel(serverChannelType)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         onAccept.accept(ch);
+                        DirectReadAllocator.installOn(ch);
                         ch.pipeline().addLast(new VitcpCodec(portConfig.crcMode()),
                                 new VitcpPassiveHandler(table, portConfig));
                     }
@@ -96,7 +121,9 @@ public final class ViProvider implements AutoCloseable {
 
     /**
      * As {@link #connect(ViEndpoint, InetSocketAddress, byte[], byte[])}, with {@code channelHook} called with every
-     * attempt's channel before the VI/TCP handlers are added (e.g. to watch the peer's first octets).
+     * attempt's channel before the VI/TCP handlers are added (e.g. to watch the peer's first octets); what it adds
+     * passes the socket's octets on unchanged, as for {@link #listen(InetSocketAddress, VitcpConfig,
+     * java.util.function.Consumer)}.
      */
     public CompletableFuture<VitcpConnection> connect(ViEndpoint endpoint, InetSocketAddress remote,
                                                       byte[] localDiscriminator, byte[] remoteDiscriminator,
@@ -196,7 +223,7 @@ public final class ViProvider implements AutoCloseable {
         p.attempts++;
         VitcpConfig config = p.endpoint.config().toBuilder()
                 .connectTimeout(java.time.Duration.ofNanos(remaining)).build();
-        Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        Bootstrap b = new Bootstrap().group(group).channel(channelType)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
         if (p.bind != null) {
@@ -207,6 +234,7 @@ public final class ViProvider implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
                 p.channelHook.accept(ch);
+                DirectReadAllocator.installOn(ch);
                 ch.pipeline().addLast(new VitcpCodec(config.crcMode()), active);
             }
         });

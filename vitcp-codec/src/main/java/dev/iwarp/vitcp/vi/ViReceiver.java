@@ -14,16 +14,17 @@ import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The receive half of a connected VI (as Linux siw's qp_rx): reassembles the peer's messages into receive
  * descriptors and registered memory, checks message order (draft §2.2.2.2.3, §3.2), hands RDMA Read Requests to
  * the transmit half, places Read Responses, applies the CRC error rules per reliability level (§3.6) and keeps what
  * every segment we send reports back: Message ACK and Rx Descriptors Posted (§3.2).
+ * Its parts: the receive queue ({@link ViReceiveQueue}), the message being received ({@link ViInMessage}) and the
+ * answer to the segment decoder's question where a payload goes before it arrives ({@link ViPlacementCheck}), and
+ * the rule for a segment with a bad CRC ({@link ViCrcErrors}); a
+ * segment whose payload was read there ({@link ViSegment#placed()}) is handled as any other, minus the copy.
  * Confined to the channel's event loop; {@link ViEndpointHandler} owns it.
  */
 final class ViReceiver {
@@ -35,16 +36,11 @@ final class ViReceiver {
     private final VitcpConnection conn;
     private final ViProtectionDomain pd;
     private final boolean reliableReception;
+    private final ViReceiveQueue queue;
+    private final ViPlacementCheck placement;
+    private final ViCrcErrors crcErrors;
 
-    private final ArrayDeque<ViRecvRequest> postedRecvs = new ArrayDeque<>();
-    /**
-     * Receives posted from other threads, not yet taken on the event loop. A receive is posted when
-     * {@code postRecv} returns [VIPL VipPostRecv]: a Send matched meanwhile takes these first.
-     */
-    private final Queue<ViRecvRequest> postedElsewhere = new ConcurrentLinkedQueue<>();
-    private int localRxPosted;
-    private boolean rxPostedDirty;
-    private InMessage inbound;
+    private ViInMessage inbound;
     private boolean expectedKnown;
     private int expectedMessageNumber;
     private int lastGoodMessage;
@@ -57,69 +53,57 @@ final class ViReceiver {
         this.conn = owner.connection();
         this.pd = endpoint.protectionDomain();
         this.reliableReception = owner.reliableReception();
+        this.queue = new ViReceiveQueue(owner, endpoint);
+        this.placement = new ViPlacementCheck(owner, this, pd);
+        this.crcErrors = new ViCrcErrors(owner, this, endpoint);
     }
 
     private ChannelHandlerContext ctx() {
         return owner.context();
     }
 
+    /** Where payloads go before they arrive: bound to the segment decoder once the VI is connected. */
+    ViPlacementCheck placement() {
+        return placement;
+    }
+
+    ViReceiveQueue queue() {
+        return queue;
+    }
+
+    /** The Send or RDMA Write being received, or null between messages. */
+    ViInMessage inbound() {
+        return inbound;
+    }
+
     /** Takes the receives posted before the VI connected. */
     void attach(List<ViRecvRequest> prePosted) {
-        postedRecvs.addAll(prePosted);
-        localRxPosted = prePosted.size() & 0xFFFF;
-        if (conn.remoteDescriptorFlowControl() && !prePosted.isEmpty()) {
-            // receives posted after the CE segment went out are reported by the first NOP
-            rxPostedDirty = true;
-            owner.tx().schedulePump();
-        }
+        queue.attach(prePosted);
     }
 
     /** From any thread: in effect at once, taken on the event loop by {@link #takePosted}. */
     void postRecvFromAnyThread(ViRecvRequest r) {
-        postedElsewhere.add(r);
+        queue.postFromAnyThread(r);
     }
 
     /** Takes the receives posted from other threads, in order. On the event loop. */
     void takePosted() {
-        ViRecvRequest r;
-        while ((r = postedElsewhere.poll()) != null) {
-            postRecv(r);
-        }
-    }
-
-    /** The receive descriptor the next Send (or RDMA Write with immediate data) consumes, if any. */
-    private ViRecvRequest nextRecv() {
-        takePosted();
-        return postedRecvs.poll();
+        queue.takePosted();
     }
 
     void postRecv(ViRecvRequest r) {
-        if (owner.isFailed()) {
-            endpoint.recvCq().add(new ViCompletion(r.wrId, ViOpcode.RECV, ViStatus.FLUSHED, 0, 0, false));
-            return;
-        }
-        if (!ScatterGather.allValid(r.segments, pd)) {
-            endpoint.recvCq().add(new ViCompletion(r.wrId, ViOpcode.RECV, ViStatus.LOCAL_PROTECTION_ERROR, 0, 0,
-                    false));
-            return;
-        }
-        postedRecvs.add(r);
-        // draft §3.2 "Rx Descriptors Posted": modulo 2^16 over the lifetime of the connection
-        localRxPosted = (localRxPosted + 1) & 0xFFFF;
-        rxPostedDirty = true;
-        owner.tx().schedulePump();
+        queue.post(r);
     }
 
     /** Fills the fields every segment carries (§3.2): Message ACK and Rx Descriptors Posted. */
     void stamp(ViSegment.Builder b) {
-        b.messageAck(reliableReception ? lastGoodMessage : 0).rxDescriptorsPosted(localRxPosted);
+        b.messageAck(reliableReception ? lastGoodMessage : 0).rxDescriptorsPosted(queue.reportRxPosted());
         ackDirty = false;
-        rxPostedDirty = false;
     }
 
     /** Whether the peer is owed a Message ACK or Rx Descriptors Posted (draft §3.2 "Notes on NOP"). */
     boolean nopNeeded() {
-        return ackDirty || (rxPostedDirty && conn.remoteDescriptorFlowControl());
+        return ackDirty || (queue.rxPostedDirty() && conn.remoteDescriptorFlowControl());
     }
 
     /** What the peer did to us so far; read it on the event loop (or once the channel closed). */
@@ -128,16 +112,21 @@ final class ViReceiver {
     }
 
     int localRxPosted() {
-        return localRxPosted;
+        return queue.localRxPosted();
     }
 
     int lastGoodMessage() {
         return lastGoodMessage;
     }
 
+    /** Whether {@code messageNumber} is the next message's number (§3.2 "Message Number"); changes nothing. */
+    boolean expects(int messageNumber) {
+        return !expectedKnown || messageNumber == expectedMessageNumber;
+    }
+
     private void checkMessageNumber(int messageNumber) {
         // §3.2 "Message Number": messages are numbered sequentially (the first one may be any number)
-        if (expectedKnown && messageNumber != expectedMessageNumber) {
+        if (!expects(messageNumber)) {
             throw new VitcpProtocolException(Violation.MESSAGE_SEQUENCE, "peer sent message 0x"
                     + Integer.toHexString(messageNumber) + ", expected 0x" + Integer.toHexString(expectedMessageNumber));
         }
@@ -147,17 +136,17 @@ final class ViReceiver {
 
     /** A Send or RDMA Write segment. {@code transportError}: CRC error on an Unreliable connection (§3.6). */
     void messageSegment(ViSegment s, boolean transportError) {
-        InMessage m = inbound;
+        ViInMessage m = inbound;
         if (m == null) {
             if (s.dataOffset() != 0) {
                 throw new VitcpProtocolException(Violation.MESSAGE_SEQUENCE, "peer started message 0x"
                         + Integer.toHexString(s.messageNumber()) + " at Data Offset " + s.dataOffset());
             }
             checkMessageNumber(s.messageNumber());
-            m = new InMessage(s.type(), s.messageNumber());
+            m = new ViInMessage(s.type(), s.messageNumber());
             inbound = m;
             if (s.type() == ViSegmentType.SEND) {
-                m.recv = nextRecv();
+                m.recv = queue.next();
                 if (m.recv == null) {
                     m.error = ViRemoteErrorCode.VDE; // no receive descriptor posted
                     m.errorText = "Send arrived with no receive descriptor posted";
@@ -165,7 +154,7 @@ final class ViReceiver {
             } else {
                 checkRdmaTarget(m, s.rdmaHeader(), ViAccess.RDMA_WRITE, conn.localRdmaWriteEnable());
             }
-        } else if (s.type() != m.type || s.messageNumber() != m.messageNumber || s.dataOffset() != (int) m.offset) {
+        } else if (!m.continuedBy(s)) {
             // §2.2.2.2.3: all segments of one message before the next is started
             throw new VitcpProtocolException(Violation.MESSAGE_SEQUENCE, "peer sent " + s.type() + " 0x"
                     + Integer.toHexString(s.messageNumber()) + " offset " + Integer.toUnsignedString(s.dataOffset())
@@ -184,15 +173,16 @@ final class ViReceiver {
                 if (m.offset + len > m.recv.length) {
                     m.error = ViRemoteErrorCode.VDE;
                     m.errorText = "Send longer than the receive descriptor (" + m.recv.length + ")";
-                } else if (!ScatterGather.scatter(m.recv.segments, m.offset, payload)) {
+                } else if (!(s.placed() ? ScatterGather.valid(m.recv.segments, m.offset, len)
+                        : ScatterGather.scatter(m.recv.segments, m.offset, payload))) {
                     m.error = ViRemoteErrorCode.VDE;
                     m.errorText = "receive descriptor's region was deregistered";
                 }
             } else if (m.offset + len > m.rdmaLength) {
                 m.error = ViRemoteErrorCode.MPE;
                 m.errorText = "RDMA Write beyond its RDMA Length";
-            } else if (!ScatterGather.place(m.region, (int) (m.rdmaAddress - m.region.address() + m.offset), payload,
-                    payload.readerIndex(), len)) {
+            } else if (!(s.placed() ? m.region.isValid() : ScatterGather.place(m.region,
+                    (int) (m.rdmaAddress - m.region.address() + m.offset), payload, payload.readerIndex(), len))) {
                 m.error = ViRemoteErrorCode.MPE;
                 m.errorText = "region deregistered during RDMA Write";
             } else {
@@ -212,27 +202,36 @@ final class ViReceiver {
     }
 
     /** On Unreliable, an RDMA Write segment with a CRC error is not placed (its header may be corrupt). */
-    private static boolean transportErrorDrop(InMessage m, ViSegment s) {
+    private static boolean transportErrorDrop(ViInMessage m, ViSegment s) {
         return s.crcError() && m.type == ViSegmentType.RDMA_WRITE;
     }
 
-    private void checkRdmaTarget(InMessage m, ViRdmaHeader h, ViAccess access, boolean viEnabled) {
+    private void checkRdmaTarget(ViInMessage m, ViRdmaHeader h, ViAccess access, boolean viEnabled) {
         ViMemoryRegion region = pd.region(h.memoryHandle());
         m.rdmaAddress = h.rdmaAddress();
         m.rdmaLength = h.rdmaLengthUnsigned();
         m.region = region;
-        if (!viEnabled) {
+        String refused = targetRefused(region, h, access, viEnabled);
+        if (refused != null) {
             m.error = ViRemoteErrorCode.MPE;
-            m.errorText = access + " not enabled on this VI";
-        } else if (region == null || !region.allows(access) || !region.contains(h.rdmaAddress(), m.rdmaLength)) {
-            // nothing is placed outside a registered region with the right access
-            m.error = ViRemoteErrorCode.MPE;
-            m.errorText = access + " to 0x" + Long.toHexString(h.rdmaAddress()) + "+" + m.rdmaLength + " handle 0x"
-                    + Integer.toHexString(h.memoryHandle()) + " outside any registered region allowing it";
+            m.errorText = refused;
         }
     }
 
-    private void finish(InMessage m) {
+    /** Why {@code region} (the one {@code h} names) is no target for {@code access}, or null if it is. */
+    static String targetRefused(ViMemoryRegion region, ViRdmaHeader h, ViAccess access, boolean viEnabled) {
+        if (!viEnabled) {
+            return access + " not enabled on this VI";
+        }
+        if (region == null || !region.allows(access) || !region.contains(h.rdmaAddress(), h.rdmaLengthUnsigned())) {
+            // nothing is placed outside a registered region with the right access
+            return access + " to 0x" + Long.toHexString(h.rdmaAddress()) + "+" + h.rdmaLengthUnsigned() + " handle 0x"
+                    + Integer.toHexString(h.memoryHandle()) + " outside any registered region allowing it";
+        }
+        return null;
+    }
+
+    private void finish(ViInMessage m) {
         if (m.error != 0) {
             // Unreliable: the message is dropped, its descriptor (if any) completes in error, the VI continues
             log.info("VI/TCP {}: dropping message 0x{}: {}", PeerAddress.of(ctx()),
@@ -246,7 +245,7 @@ final class ViReceiver {
                 : m.transmitError ? ViStatus.TRANSMIT_ERROR : ViStatus.SUCCESS;
         if (m.type == ViSegmentType.RDMA_WRITE && m.immediateDataValid) {
             // an RDMA Write with immediate data consumes a receive descriptor [VIAR]
-            m.recv = nextRecv();
+            m.recv = queue.next();
             if (m.recv == null) {
                 m.error = ViRemoteErrorCode.VDE;
                 m.errorText = "RDMA Write with immediate data and no receive descriptor posted";
@@ -265,7 +264,7 @@ final class ViReceiver {
         messageReceived(m.messageNumber);
     }
 
-    private void recvCompletion(InMessage m, ViStatus status) {
+    private void recvCompletion(ViInMessage m, ViStatus status) {
         ViOpcode op = m.type == ViSegmentType.SEND ? ViOpcode.RECV : ViOpcode.RECV_RDMA_WRITE_WITH_IMMEDIATE;
         long bytes = m.type == ViSegmentType.SEND ? m.offset : 0;
         endpoint.recvCq().add(new ViCompletion(m.recv.wrId, op, status, bytes, m.immediateData, m.immediateDataValid));
@@ -287,7 +286,7 @@ final class ViReceiver {
                     + Integer.toHexString(inbound.messageNumber));
         }
         checkMessageNumber(s.messageNumber());
-        InMessage m = new InMessage(s.type(), s.messageNumber());
+        ViInMessage m = new ViInMessage(s.type(), s.messageNumber());
         if (conn.reliabilityLevel() == ViReliabilityLevel.UNRELIABLE) {
             throw new VitcpProtocolException(Violation.UNEXPECTED_SEGMENT, "RDMA Read Request on an Unreliable VI");
         }
@@ -321,7 +320,8 @@ final class ViReceiver {
         }
         m.transmitError |= s.transmitError();
         m.transportError |= transportError;
-        if (!transportError && !ScatterGather.scatter(m.request.segments, m.inOffset, s.content())) {
+        if (!transportError && !(s.placed() ? ScatterGather.valid(m.request.segments, m.inOffset, len)
+                : ScatterGather.scatter(m.request.segments, m.inOffset, s.content()))) {
             m.localError = true; // local region deregistered meanwhile
         }
         m.inOffset += len;
@@ -345,7 +345,7 @@ final class ViReceiver {
     }
 
     /** A protection or descriptor error in a message the peer sent, on a reliable VI. */
-    private void remoteError(InMessage m) {
+    private void remoteError(ViInMessage m) {
         log.warn("VI/TCP {}: message 0x{} in error ({}): {}", PeerAddress.of(ctx()),
                 Integer.toHexString(m.messageNumber), ViRemoteErrorCode.describe(m.error), m.errorText);
         if (m.recv != null) {
@@ -355,78 +355,23 @@ final class ViReceiver {
         owner.fail(m.errorText, m.error, m.messageNumber, ViStatus.FLUSHED);
     }
 
-    /** draft §3.6, action 2: deliver with transport error; close if reliable; RR sends an UTE Message ACK. */
+    /** A segment whose trailer CRC did not match: draft §3.6's rule for the VI's reliability level. */
     void crcError(ViSegment s) {
-        boolean unreliable = conn.reliabilityLevel() == ViReliabilityLevel.UNRELIABLE;
-        log.warn("VI/TCP {}: CRC error in {} 0x{} ({})", PeerAddress.of(ctx()), s.type(),
-                Integer.toHexString(s.messageNumber()), unreliable ? "continuing, Unreliable" : "closing");
-        if (s.type() == ViSegmentType.SEND) {
-            if (unreliable) {
-                messageSegment(s, true);
-                return;
-            }
-            // deliver what arrived with status transport error
-            InMessage m = inbound;
-            ViRecvRequest recv = m != null && m.type == ViSegmentType.SEND ? m.recv
-                    : (s.dataOffset() == 0 ? nextRecv() : null);
-            long offset = m != null && m.type == ViSegmentType.SEND ? m.offset : 0;
-            if (recv != null) {
-                ScatterGather.scatter(recv.segments, offset, s.content().slice(s.content().readerIndex(),
-                        (int) Math.max(0, Math.min(s.content().readableBytes(), recv.length - offset))));
-                endpoint.recvCq().add(new ViCompletion(recv.wrId, ViOpcode.RECV, ViStatus.TRANSPORT_ERROR,
-                        offset + s.content().readableBytes(), s.immediateData(), s.immediateDataValid()));
-            }
-            inbound = null;
-        } else if (unreliable) {
-            if (s.type() == ViSegmentType.RDMA_WRITE) {
-                messageSegment(s, true); // not placed, the message completes in error
-            } else if (s.type() == ViSegmentType.RDMA_READ_RESPONSE) {
-                readResponse(s, true);
-            }
-            return; // a corrupt NOP is ignored
-        } else if (s.type() == ViSegmentType.RDMA_READ_RESPONSE) {
-            ViTransmitter.OutMessage r = owner.tx().firstOutstandingRead();
-            if (r != null && r.messageNumber == s.messageNumber()) {
-                owner.tx().removeFirstOutstandingRead();
-                owner.complete(r.request, ViStatus.TRANSPORT_ERROR, r.inOffset);
-            }
-        }
-        owner.fail("CRC error", ViRemoteErrorCode.UTE, s.messageNumber(), ViStatus.FLUSHED);
+        crcErrors.segment(s);
+    }
+
+    /** The message being received ends here (a CRC error ended it). */
+    void dropInbound() {
+        inbound = null;
     }
 
     /** Completes every receive descriptor with {@code status}. */
     void flush(ViStatus status) {
-        takePosted();
+        queue.takePosted();
         if (inbound != null && inbound.recv != null) {
             endpoint.recvCq().add(new ViCompletion(inbound.recv.wrId, ViOpcode.RECV, status, 0, 0, false));
         }
         inbound = null;
-        ViRecvRequest r;
-        while ((r = postedRecvs.poll()) != null) {
-            endpoint.recvCq().add(new ViCompletion(r.wrId, ViOpcode.RECV, status, 0, 0, false));
-        }
-    }
-
-    // =================================================================== state records
-
-    private static final class InMessage {
-        final ViSegmentType type;
-        final int messageNumber;
-        long offset;
-        ViRecvRequest recv;
-        ViMemoryRegion region;
-        long rdmaAddress;
-        long rdmaLength;
-        int error;
-        String errorText;
-        boolean transmitError;
-        boolean transportError;
-        boolean immediateDataValid;
-        int immediateData;
-
-        InMessage(ViSegmentType type, int messageNumber) {
-            this.type = type;
-            this.messageNumber = messageNumber;
-        }
+        queue.flush(status);
     }
 }
