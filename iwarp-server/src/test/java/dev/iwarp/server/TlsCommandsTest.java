@@ -23,14 +23,18 @@ class TlsCommandsTest {
     Path dir;
 
     private static RpingServer server(TlsSettings tls) throws Exception {
-        // the default limits, but 60 s for a first octet: a TLS client starting cold on a loaded machine (load 30)
-        // took more than the default 2 s from its connect to its ClientHello, and serve closed it
+        // the default limits, but 60 s for a first octet, the handshake and MPA's startup: a TLS client starting cold
+        // on a loaded machine (load 30-36) took more than the default 2 s from its connect to its ClientHello, and
+        // more than 10 s for the handshake; the clients below get --timeout 60000 for theirs
         ServerLimits d = ServerLimits.defaults();
-        return RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withLimits(new ServerLimits(
+        ServerConfig c = ServerConfig.defaults();
+        return RpingServer.start(c.withAddress("127.0.0.1", 0).withLimits(c.maxConnections(), 60_000,
+                        c.idleTimeoutSec()).withLimits(new ServerLimits(
                         d.maxStartups(), d.maxPerSource(), d.messageDeadlineMs(), d.maxReadSize(), d.sourcePrefixV4(),
                         d.sourcePrefixV6(), d.maxStartupsPerSource(), 60_000, d.drainTimeoutSec(), d.allowMarkers(),
                         d.tlsHandshakesPerSec())),
-                ServeOptions.on(IwarpStack.builder().threads(1).build()).tls(tls));
+                ServeOptions.on(IwarpStack.builder().threads(1).build())
+                        .tls(tls.toBuilder().handshakeTimeoutMillis(60_000).build()));
     }
 
     @Test
@@ -38,13 +42,13 @@ class TlsCommandsTest {
         TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(1));
         try (RpingServer s = server(TlsSettings.builder().identity(self).build())) {
             String at = "127.0.0.1:" + s.port();
-            ToolRun ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v", "-V");
+            ToolRun ping = run("ping", at, "--tls", "--pin", self.fingerprint(), "-C", "3", "-v", "-V", "--timeout", "60000");
             assertEquals(0, ping.code(), ping.err() + ping.out());
             assertTrue(ping.out().contains("MULPDU 16378, inside TLSv1.3 TLS_AES_"), ping.out());
             assertTrue(ping.out().contains("3/3 pings of 64 octets verified"), ping.out());
 
             ToolRun bench = run("bench", at, "--tls", "--pin", self.fingerprint(), "--op", "write", "--size", "65536",
-                    "--iterations", "50");
+                    "--iterations", "50", "--timeout", "60000");
             assertEquals(0, bench.code(), bench.err() + bench.out());
 
             ToolRun wrongPin = run("ping", at, "--tls", "--pin", TlsCertificates.selfSigned("x", Duration.ofDays(1)).fingerprint(),
@@ -66,7 +70,7 @@ class TlsCommandsTest {
         Files.writeString(wrong, "node1:ffeeddccbbaa99887766554433221100\n", StandardCharsets.US_ASCII);
         try (RpingServer s = server(TlsSettings.builder().psk(TlsPsk.fromFile(psk)).build())) {
             String at = "127.0.0.1:" + s.port();
-            ToolRun ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v", "-V");
+            ToolRun ok = run("ping", at, "--tls", "--psk-file", psk.toString(), "-C", "2", "-v", "-V", "--timeout", "60000");
             assertEquals(0, ok.code(), ok.err() + ok.out());
             assertTrue(ok.out().contains("inside TLSv1.3 external PSK"), ok.out());
             ToolRun bad = run("ping", at, "--tls", "--psk-file", wrong.toString(), "-C", "1");
