@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import ch.qos.logback.classic.Level;
 import dev.iwarp.bootstrap.tls.TlsCertificates;
 import dev.iwarp.bootstrap.tls.TlsPsk;
 import dev.iwarp.bootstrap.tls.TlsSettings;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -143,6 +145,9 @@ class QueuedWritesAtCloseTest {
         ByteBuf source = PooledByteBufAllocator.DEFAULT.directBuffer(SIZE, SIZE).writeZero(SIZE);
         ByteBuf sink = PooledByteBufAllocator.DEFAULT.directBuffer(SIZE, SIZE).writeZero(SIZE);
         boolean serverClosed = false;
+        // an error thrown while the engine handles an exception (a queued message given back before its segments
+        // were dropped) is only a Netty warning, and what is queued behind it is never released: fail on it
+        dev.iwarp.testkit.LogCapture netty = dev.iwarp.testkit.LogCapture.of("io.netty");
         try {
             ProtectionDomain spd = server.allocPd();
             MemoryRegion target = spd.register(source, Access.REMOTE_READ);
@@ -178,10 +183,13 @@ class QueuedWritesAtCloseTest {
             server.close();
             serverClosed = true;
             assertFalse(ch.isOpen(), "the stack's shutdown closed the connection");
+            assertEquals(List.of(), netty.lines(Level.WARN, l -> l.contains("exceptionCaught()")),
+                    "a handler threw while handling an exception");
         } finally {
             if (!serverClosed) {
                 server.close();
             }
+            netty.close();
             client.close();
             source.release();
             sink.release();

@@ -36,6 +36,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private boolean started;
     private boolean firstOctetSeen;
     private long acceptedAt;
+    private boolean acceptedAtTaken;
     private boolean partial;
     private long partialSince;
     /** A whole message passed the framing during the current read: what it still holds began in this read. */
@@ -62,10 +63,27 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         return ctx.executor().ticker().nanoTime();
     }
 
+    /**
+     * An accepted connection is active already when its pipeline is built: the framing added behind this handler may
+     * arm its startup timer right away (MPA does, in its handlerAdded), before {@link #channelActive} runs. The accept
+     * time is taken here, first, so that a framing timer always fires at least its timeout after it.
+     */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            acceptedAt = now();
+            acceptedAtTaken = true;
+        }
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        acceptedAt = now();
+        if (!acceptedAtTaken) {
+            acceptedAt = now();
+            acceptedAtTaken = true;
+        }
         InetAddress source = ConnectionGuard.addressOf(ctx.channel().remoteAddress());
         if (source != null) {
             prefix = guard.prefixOf(source);

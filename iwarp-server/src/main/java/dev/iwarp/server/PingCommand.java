@@ -69,7 +69,8 @@ final class PingCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
-    @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "MS", description = "Per-step timeout in ms; with --tls the TLS handshake "
+            + "is a step (default: ${DEFAULT-VALUE}).")
     @Range(min = 1)
     long timeoutMs = 10_000;
 
@@ -85,7 +86,7 @@ final class PingCommand implements Callable<Integer> {
             return CommandLineChecks.EXIT_USAGE;
         }
         try (IwarpStack stack = wire.tool().stack(IwarpStack.builder().threads(1));
-             ClientWire client = tls.enabled() ? IwarpWire.client(stack, mpa.settings(1, 1), tls.client(false))
+             ClientWire client = tls.enabled() ? IwarpWire.client(stack, mpa.settings(1, 1), tls.client(false, timeoutMs))
                      : wire.clientWire(stack, mpa)) {
             return run(client, server, count, size, display, validate, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {

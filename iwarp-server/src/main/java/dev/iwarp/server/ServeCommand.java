@@ -85,7 +85,8 @@ final class ServeCommand implements Callable<Integer> {
     @Range
     long readRate = ServerMemory.DEFAULT_READ_RATE;
 
-    @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--startup-timeout", paramLabel = "MS", description = "MPA startup (IFT adaption) timeout in ms; with --tls the TLS handshake before it "
+            + "has as long (default: ${DEFAULT-VALUE}).")
     @Range(min = 1)
     long startupTimeoutMs = 10_000;
 
@@ -214,7 +215,7 @@ final class ServeCommand implements Callable<Integer> {
                         sourcePrefixV6, maxStartupsPerSource, firstOctetTimeoutMs, drainTimeoutSec, allowMarkers,
                         tlsHandshakeRate));
         PeerWarningLimiter.usePrefixes(sourcePrefixV4, sourcePrefixV6); // warnings are limited per source too
-        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(!tool.carriesTls());
+        dev.iwarp.bootstrap.tls.TlsSettings tlsSettings = tls.server(!tool.carriesTls(), startupTimeoutMs);
         if (trace) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(tool.traceLogger()))
                     .setLevel(ch.qos.logback.classic.Level.TRACE);

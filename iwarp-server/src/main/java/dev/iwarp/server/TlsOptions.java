@@ -185,9 +185,14 @@ final class TlsOptions {
      * given none. Unreadable or unusable files: IllegalArgumentException naming them.
      */
     TlsSettings server(boolean vitcp) {
+        return server(vitcp, TlsSettings.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS);
+    }
+
+    /** As {@link #server(boolean)}, the handshake given {@code handshakeTimeoutMs} to complete. */
+    TlsSettings server(boolean vitcp, long handshakeTimeoutMs) {
         check(vitcp);
         try {
-            return serverSettings();
+            return serverSettings(handshakeTimeoutMs);
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("TLS: " + e.getMessage(), e);
         }
@@ -195,9 +200,14 @@ final class TlsOptions {
 
     /** A client's settings after {@link #check}, or null without --tls; IllegalArgumentException as {@link #server}. */
     TlsSettings client(boolean vitcp) {
+        return client(vitcp, TlsSettings.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS);
+    }
+
+    /** As {@link #client(boolean)}, the handshake given {@code handshakeTimeoutMs} to complete. */
+    TlsSettings client(boolean vitcp, long handshakeTimeoutMs) {
         check(vitcp);
         try {
-            return clientSettings();
+            return clientSettings(handshakeTimeoutMs);
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("TLS: " + e.getMessage(), e);
         }
@@ -234,11 +244,11 @@ final class TlsOptions {
         }
     }
 
-    private TlsSettings serverSettings() throws IOException, GeneralSecurityException {
+    private TlsSettings serverSettings(long handshakeTimeoutMs) throws IOException, GeneralSecurityException {
         if (!tls) {
             return null;
         }
-        TlsSettings.Builder b = common();
+        TlsSettings.Builder b = common().handshakeTimeoutMillis(handshakeTimeoutMs);
         if (cert == null && pskFile == null && pskEnv == null) {
             TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("iwarp-server", Duration.ofDays(365));
             b.identity(self);
@@ -251,11 +261,11 @@ final class TlsOptions {
         return b.build();
     }
 
-    private TlsSettings clientSettings() throws IOException, GeneralSecurityException {
+    private TlsSettings clientSettings(long handshakeTimeoutMs) throws IOException, GeneralSecurityException {
         if (!tls) {
             return null;
         }
-        TlsSettings.Builder b = common();
+        TlsSettings.Builder b = common().handshakeTimeoutMillis(handshakeTimeoutMs);
         if (serverName != null) {
             b.serverName(serverName);
         }

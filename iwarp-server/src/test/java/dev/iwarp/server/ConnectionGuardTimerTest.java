@@ -203,6 +203,42 @@ class ConnectionGuardTimerTest {
         advance(ch, 1);
         assertFalse(ch.isOpen(), "the last segment, held 10 s, hit the deadline");
         stream.release();
+    /**
+     * An accepted connection is active when its pipeline is built, so MPA's startup timer is armed in its
+     * handlerAdded, before channelActive reaches the guard: a loop that is slow between the two (a loaded machine)
+     * must not make the guard see the timer's close as early and leave it uncounted.
+     */
+    @Test
+    void aStartupTimerArmedBeforeChannelActiveIsCountedAsTheStartupTimeout() throws Exception {
+        ConnectionGuard g = new ConnectionGuard(ServerLimits.none(), 0, 300, new AggregatedLog(
+                LoggerFactory.getLogger(ConnectionGuardTimerTest.class), 10, TimeUnit.SECONDS));
+        MockTicker clock = Ticker.newMockTicker();
+        Peer ch = new Peer("192.0.2.1", clock);
+        channels.add(ch);
+        ch.pipeline().addLast(new io.netty.channel.ChannelInitializer<io.netty.channel.Channel>() {
+            @Override
+            protected void initChannel(io.netty.channel.Channel c) {
+                g.onAccept(c); // as serve's listener does, before the framing
+                c.pipeline().addLast(new dev.iwarp.mpa.MpaStartupHandler(dev.iwarp.mpa.MpaRole.RESPONDER,
+                        dev.iwarp.mpa.MpaSettings.builder().startupTimeout(300, TimeUnit.MILLISECONDS).build()));
+                c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRegistered(io.netty.channel.ChannelHandlerContext ctx) {
+                        clock.advance(50, TimeUnit.MILLISECONDS); // the loop busy between registration and activation
+                        ctx.fireChannelRegistered();
+                    }
+                });
+            }
+        });
+        ch.register();
+        assertEquals(1, g.inStartup());
+        advance(ch, 249);
+        assertTrue(ch.isOpen());
+        advance(ch, 1); // 300 ms after the accept: MPA's timer closes it
+        assertFalse(ch.isOpen(), "MPA's startup timer closed it");
+        ch.runPendingTasks();
+        assertEquals(0, g.inStartup());
+        assertEquals(1, g.refused(RefusalCause.STARTUP_TIMEOUT), "counted as closed by the startup timeout");
     }
 
     @Test

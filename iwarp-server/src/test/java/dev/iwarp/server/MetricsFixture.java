@@ -92,8 +92,10 @@ final class MetricsFixture implements AutoCloseable {
 
     static String get(String url, int status) throws IOException {
         HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-        c.setConnectTimeout(5000);
-        c.setReadTimeout(5000);
+        // the first scrape in a cold JVM (Micrometer's classes, the registry's first pass) has taken more than 5 s
+        // on a loaded machine; a scrape that never comes still fails the test, later
+        c.setConnectTimeout(60_000);
+        c.setReadTimeout(60_000);
         assertEquals(status, c.getResponseCode(), url);
         try (InputStream in = status == 200 ? c.getInputStream() : c.getErrorStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -48,6 +48,8 @@ class ReadmeServeLogTest {
     }
 
     static final String BELOW = ", then the commands below";
+    /** Only the blocks whose place contains this ({@code -Diwarp.test.serveLogBlock=README.md:164}), to repeat one. */
+    private static final String ONLY = System.getProperty("iwarp.test.serveLogBlock", "");
 
     /**
      * A block: where it is, serve's command line, the files its {@code $ echo TEXT > NAME; chmod 600 NAME} lines make
@@ -154,12 +156,15 @@ class ReadmeServeLogTest {
                 "-Dlogback.configurationFile=" + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
                 "-cp", mainClassPath(), Main.class.getName()));
         List<String> serveArgs = onPortZero(ReadmeSamplesTest.args(b.serve()));
-        // a cold client JVM's first TLS handshake on a loaded CI machine can outlast serve's 2 s first-octet and
-        // 10 s startup limits, which then close it; what serve prints does not depend on them
-        for (String[] limit : new String[][] {{"--first-octet-timeout", "30000"}, {"--startup-timeout", "60000"}}) {
-            if (!serveArgs.contains(limit[0])) {
-                serveArgs.addAll(List.of(limit));
-            }
+        // A client in a cold JVM on a loaded machine (load 25) has taken more than the 10 s default from its connect
+        // to the end of its TLS handshake (serve logged "no TLS handshake within 10000 ms"), and more than the 2 s
+        // first-octet default from its connect to its ClientHello. serve gives each this long; what it logs does not
+        // depend on them.
+        if (!serveArgs.contains("--startup-timeout")) {
+            serveArgs.addAll(List.of("--startup-timeout", "60000"));
+        }
+        if (!serveArgs.contains("--first-octet-timeout")) {
+            serveArgs.addAll(List.of("--first-octet-timeout", "60000"));
         }
         command.addAll(serveArgs);
         Path err = Files.createTempFile("serve-log", ".txt");
@@ -173,7 +178,8 @@ class ReadmeServeLogTest {
                 .redirectOutput(out.toFile()).start();
         try {
             Matcher listening = null;
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < end; Thread.sleep(50)) {
+            // a cold serve making its TLS certificate took more than a minute to listen at load 34
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(180); System.nanoTime() < end; Thread.sleep(50)) {
                 Matcher m = LISTENING.matcher(Files.readString(err));
                 if (m.find()) {
                     listening = m;
@@ -203,10 +209,16 @@ class ReadmeServeLogTest {
                 Process p = new ProcessBuilder(process).directory(dir.toFile()).redirectErrorStream(true).start();
                 String said = new String(p.getInputStream().readAllBytes());
                 assertTrue(p.waitFor(120, TimeUnit.SECONDS), b.where() + " client " + args + " did not end: " + said);
-                assertEquals(b.exits().get(k), p.exitValue(), b.where() + " client " + args + ": " + said);
+                assertEquals(b.exits().get(k), p.exitValue(), b.where() + " client " + args + ": " + said
+                        + "\nserve's log: " + read(err));
                 clientOutputs.add(said.lines().map(ReadmeServeLogTest::normaliseClient).toList());
             }
-            Thread.sleep(300); // the last session's close line follows its client's exit
+            // the last session's close line follows its client's exit, by more than any fixed wait on a loaded machine
+            long closes = b.expected().stream().filter(l -> l.contains(" closed: ")).count();
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                 System.nanoTime() < end && read(err).lines().filter(l -> l.contains(" closed: ")).count() < closes; ) {
+                Thread.sleep(50);
+            }
         } finally {
             serve.destroy(); // SIGTERM
             if (!serve.waitFor(30, TimeUnit.SECONDS)) {
@@ -249,6 +261,9 @@ class ReadmeServeLogTest {
         }
         assertTrue(all.size() >= 2, "marked serve logs found: " + all.size());
         for (Block b : all) {
+            if (!b.where().contains(ONLY)) {
+                continue;
+            }
             List<List<String>> said = new ArrayList<>();
             assertEquals(b.expected(), serveLog(b, said), b.where() + " " + b.serve());
             if (!b.clientOutputs().isEmpty()) {
