@@ -1,5 +1,6 @@
 package dev.iwarp.server;
 
+import dev.iwarp.server.wire.WireFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -119,7 +120,7 @@ class ConnectionGuardTimerTest {
     void anIdleConnectionWakesItsEventLoopOncePerIdleTimeout() throws Exception {
         ConnectionGuard g = guard(10_000, 0, 0, 0, 60);
         EmbeddedChannel ch = open(g, "192.0.2.1", false);
-        g.started(ch, "llp");
+        g.started(ch, "llp", WireFraming.MPA);
         for (int s = 1; s < 60; s++) {
             advance(ch, 1_000);
         }
@@ -134,14 +135,14 @@ class ConnectionGuardTimerTest {
     void onlyMessagesThatMoveDataAreActivity() throws Exception {
         ConnectionGuard g = guard(0, 0, 0, 0, 60);
         EmbeddedChannel ch = open(g, "192.0.2.1", false);
-        g.started(ch, "llp");
+        g.started(ch, "llp", WireFraming.MPA);
         advance(ch, 30_000);
         ch.writeInbound(ulpdu(0xC1, 0x40, 0)); // a zero-length Write
         advance(ch, 30_000);
         assertFalse(ch.isOpen(), "a zero-length Write is not activity");
 
         EmbeddedChannel busy = open(g, "192.0.2.2", false);
-        g.started(busy, "llp");
+        g.started(busy, "llp", WireFraming.MPA);
         advance(busy, 30_000);
         busy.writeInbound(ulpdu(0xC1, 0x40, 1)); // a Write of one octet
         advance(busy, 59_999);
@@ -188,7 +189,7 @@ class ConnectionGuardTimerTest {
 
     private static boolean moves(ByteBuf b) {
         try {
-            return GuardedConnection.movesData(b);
+            return WireFraming.MPA.movesData(b);
         } finally {
             b.release();
         }
