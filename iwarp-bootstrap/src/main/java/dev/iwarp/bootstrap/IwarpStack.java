@@ -1,31 +1,16 @@
 package dev.iwarp.bootstrap;
 
-import dev.iwarp.bootstrap.tls.TlsLayer;
-import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.MemoryBudget;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaDevice;
-import dev.iwarp.verbs.RdmaEngine;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.util.concurrent.Promise;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.util.Objects;
@@ -45,8 +30,6 @@ import java.util.function.Consumer;
  * }</pre>
  */
 public final class IwarpStack implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(IwarpStack.class);
-
     /**
      * The write-buffer water marks of every connection unless {@link Builder#writeBufferWaterMark} says
      * otherwise: 384 KiB / 768 KiB. The transmit side cuts messages into FPDUs only while the channel is
@@ -67,10 +50,7 @@ public final class IwarpStack implements AutoCloseable {
     /** Longest wait, per step, for the stack's open channels to close at {@link #close()}. */
     private static final long CLOSE_MILLIS = 2_000;
     private final OpenChannels open = new OpenChannels();
-    private final Consumer<Channel> channelHook;
-    private final Consumer<Channel> framingHook;
     private final int threads;
-    private final WriteBufferWaterMark waterMark;
     private EventLoopGroup sctpGroup;
     /** What a framing's bootstrap runs on ({@link Framing#initiatorBootstrap}). */
     private final Framing.EventLoops loops = new Framing.EventLoops() {
@@ -90,17 +70,17 @@ public final class IwarpStack implements AutoCloseable {
         }
     };
     private final java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers;
+    /** What both sides build connections with. */
+    private final StackChannels channels;
 
     private IwarpStack(Transport transport, int threads, Consumer<Channel> channelHook, Consumer<Channel> framingHook,
                        WriteBufferWaterMark waterMark,
                        java.util.function.UnaryOperator<io.netty.channel.IoHandlerFactory> ioHandlers) {
         this.transport = transport;
         this.threads = threads;
-        this.waterMark = waterMark;
         this.ioHandlers = ioHandlers;
         this.group = new MultiThreadIoEventLoopGroup(threads, ioHandlers.apply(transport.ioHandlerFactory()));
-        this.channelHook = channelHook;
-        this.framingHook = framingHook;
+        this.channels = new StackChannels(loops, waterMark, open, channelHook, framingHook);
     }
 
     /** A builder: the best transport available, one event loop thread per core. */
@@ -129,65 +109,7 @@ public final class IwarpStack implements AutoCloseable {
      * our Rev 2 Request), the framing it names is tried once on a new connection (RFC 6581 §5).
      */
     public Future<QueuePair> connect(SocketAddress remote, ConnectOptions options) {
-        Promise<QueuePair> result = GlobalEventExecutor.INSTANCE.newPromise();
-        attempt(remote, options, result, true);
-        return result;
-    }
-
-    private void attempt(SocketAddress remote, ConnectOptions options, Promise<QueuePair> result, boolean first) {
-        RdmaEngine engine = options.configure(new RdmaEngine(options.pd(), options.sendCq(), options.recvCq()));
-        options.beforeStartupCallback().accept(engine.queuePair());
-        Bootstrap b = options.framing().initiatorBootstrap(loops);
-        b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
-        ChannelFuture cf = b.handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        open.add(ch);
-                        channelHook.accept(ch);
-                        options.channelHook().accept(ch);
-                        TlsSettings tls = options.tls();
-                        Framing framing = tls == null ? options.framing()
-                                : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
-                        Consumer<ChannelPipeline> iwarp = p -> {
-                            framingHook.accept(p.channel());
-                            IwarpPipeline.addInitiator(p, framing);
-                            IwarpPipeline.bindEngine(p, engine);
-                        };
-                        if (tls == null) {
-                            iwarp.accept(ch.pipeline());
-                        } else {
-                            TlsLayer.addClient(ch.pipeline(), tls, remote, iwarp).addListener(h -> {
-                                if (!h.isSuccess()) {
-                                    result.tryFailure(h.cause());
-                                }
-                            });
-                        }
-                    }
-                }).connect(remote);
-        cf.addListener(f -> {
-            if (!f.isSuccess()) {
-                result.tryFailure(f.cause());
-                return;
-            }
-            engine.queuePair().established().addListener(e -> {
-                if (e.isSuccess()) {
-                    result.trySuccess(engine.queuePair());
-                } else {
-                    // no queue pair: a rejected (R=1) connection is left open by MPA for its ULP, which is us;
-                    // what the framing still sends on failure (RFC 6581 errors 6, 7: a Terminate) goes first
-                    closeAfterPendingWrites(cf.channel());
-                    // a TLS failure after the handshake (e.g. our certificate refused) is the real cause
-                    Throwable tlsFailure = options.tls() == null ? null : TlsLayer.failure(cf.channel());
-                    Framing retry = first && tlsFailure == null ? options.framing().retryAfter(e.cause()) : null;
-                    if (retry != null) {
-                        LOG.info("{} refused {}; retrying with {}", remote, options.framing().name(), retry.name());
-                        attempt(remote, options.framing(retry), result, false);
-                    } else {
-                        result.tryFailure(tlsFailure != null ? tlsFailure : e.cause());
-                    }
-                }
-            });
-        });
+        return InitiatorSide.connect(channels, remote, options);
     }
 
     /**
@@ -204,71 +126,13 @@ public final class IwarpStack implements AutoCloseable {
         return listen(local, ListenOptions.of(framing), onRequest);
     }
 
-    /** @deprecated use {@code listen(local, ListenOptions.of(framing).onAccept(onAccept), onRequest)} */
-    @Deprecated
-    public Channel listen(SocketAddress local, Framing framing, Consumer<? super Channel> onAccept,
-                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        return listen(local, ListenOptions.of(framing).onAccept(onAccept), onRequest);
-    }
-
-    /** @deprecated use {@code listen(local, ListenOptions.of(framing).tls(tls), onRequest)} */
-    @Deprecated
-    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls,
-                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        return listen(local, ListenOptions.of(framing).tls(tls), onRequest);
-    }
-
-    /** @deprecated use {@code listen(local, ListenOptions.of(framing).tls(tls).onAccept(onAccept), onRequest)} */
-    @Deprecated
-    public Channel listen(SocketAddress local, Framing framing, TlsSettings tls, Consumer<? super Channel> onAccept,
-                          Consumer<IwarpConnectionRequest> onRequest) throws InterruptedException {
-        return listen(local, ListenOptions.of(framing).tls(tls).onAccept(onAccept), onRequest);
-    }
-
     /**
      * Listens as the options' framing's Responder; {@code onRequest} receives every connection whose startup is
      * valid so far (over MPA: every valid MPA Request) and must accept or reject it (from any thread).
      */
     public Channel listen(SocketAddress local, ListenOptions options, Consumer<IwarpConnectionRequest> onRequest)
             throws InterruptedException {
-        Framing framing = options.framing();
-        TlsSettings tls = options.tls();
-        Consumer<? super Channel> onAccept = options.onAccept();
-        Objects.requireNonNull(onRequest);
-        ServerBootstrap b = framing.responderBootstrap(loops);
-        b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
-        Channel listener = b.childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        open.add(ch);
-                        channelHook.accept(ch);
-                        onAccept.accept(ch);
-                        if (tls == null) {
-                            framingHook.accept(ch);
-                            IwarpPipeline.addResponder(ch.pipeline(), framing, onRequest);
-                        } else {
-                            Framing inTls = framing.overTls(TlsSettings.MAX_RECORD_PAYLOAD);
-                            TlsLayer.addServer(ch.pipeline(), tls, p -> {
-                                framingHook.accept(ch);
-                                IwarpPipeline.addResponder(p, inTls, onRequest);
-                            });
-                        }
-                    }
-                }).bind(local).sync().channel();
-        open.add(listener);
-        return listener;
-    }
-
-    /**
-     * Closes {@code ch} once the framing's failure handling has run and what it wrote is on the wire:
-     * an empty buffer written at the head completes after everything written before it.
-     */
-    private static void closeAfterPendingWrites(Channel ch) {
-        ch.eventLoop().execute(() -> {
-            if (ch.isOpen()) {
-                ch.pipeline().firstContext().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-            }
-        });
+        return ResponderSide.listen(channels, local, options, onRequest);
     }
 
     /**
@@ -348,11 +212,6 @@ public final class IwarpStack implements AutoCloseable {
         }
 
         /**
-         * Write-buffer water marks of every connection (default {@link #DEFAULT_WRITE_BUFFER_WATER_MARK}):
-         * the high mark plus one FPDU is the most a connection holds in user space while its peer does
-         * not read. Lower it to trade bulk throughput for memory when serving many connections.
-         */
-        /**
          * Reports every connection's RDMA traffic and Terminates to {@code observer} (a metrics binding; it runs
          * on the event loops, so it must be cheap): set on each channel as {@link dev.iwarp.verbs.RdmaObserver#KEY}
          * before the engine is added.
@@ -371,6 +230,11 @@ public final class IwarpStack implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Write-buffer water marks of every connection (default {@link #DEFAULT_WRITE_BUFFER_WATER_MARK}):
+         * the high mark plus one FPDU is the most a connection holds in user space while its peer does
+         * not read. Lower it to trade bulk throughput for memory when serving many connections.
+         */
         public Builder writeBufferWaterMark(WriteBufferWaterMark waterMark) {
             this.waterMark = Objects.requireNonNull(waterMark);
             return this;

@@ -53,11 +53,6 @@ public record Advertisement(long to, int stag, int size) {
         return Integer.toUnsignedLong(size);
     }
 
-    /** In VI words: "memory handle 0x.. address 0x.. size n". */
-    public String toViString() {
-        return String.format("memory handle 0x%08x address 0x%016x size %d", stag, to, sizeUnsigned());
-    }
-
     @Override
     public String toString() {
         return String.format("STag 0x%08x TO 0x%016x size %d", stag, to, sizeUnsigned());

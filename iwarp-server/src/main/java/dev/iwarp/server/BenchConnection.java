@@ -110,21 +110,14 @@ final class BenchConnection implements WireCompletionListener {
                 c.exchangeHello();
             } else {
                 byte[] setup = c.conn.peerData();
-                if (setup.length != Advertisement.LENGTH && wire.name().equals("sctp")) {
-                    throw new IOException("bench --op " + s.op() + " needs the server's target region, which serve "
-                            + "advertises in MPA's, VI/TCP's and IFT's startup; the SCTP adaptation carries none: use "
-                            + "--op send over --wire sctp");
-                }
                 if (setup.length != Advertisement.LENGTH) {
-                    throw new IOException("the server advertised no target region in its "
-                            + (wire.name().equals("vitcp") ? "ConnectAccept" : wire.name().equals("ift")
-                            ? "setup Send (IFT)" : "MPA Reply")
+                    throw new IOException("the server advertised no target region in its " + wire.setupCarrier()
                             + " (got " + setup.length + " octets; serve --target-size)");
                 }
                 c.target = Advertisement.decode(setup);
                 if (s.size() > c.target.sizeUnsigned()) {
                     throw new IOException("size " + s.size() + " exceeds the server's target region ("
-                            + (wire.name().equals("vitcp") ? c.target.toViString() : c.target.toString()) + ")");
+                            + wire.remoteRegion(c.target.to(), c.target.stag(), c.target.sizeUnsigned()) + ")");
                 }
             }
             return c;

@@ -97,11 +97,14 @@ final class ConnectionGuard {
         ch.pipeline().addFirst("guard", new GuardedConnection(this));
     }
 
-    /** The connection's request arrived and is being answered: it leaves startup; {@code messagesAfter} the framing. */
-    void started(Channel ch, String messagesAfter) {
+    /**
+     * The connection's request arrived and is being answered: it leaves startup; {@code messagesAfter} the framing,
+     * which tells what it holds and which messages move data through {@code messages}.
+     */
+    void started(Channel ch, String messagesAfter, dev.iwarp.server.wire.FramedMessages messages) {
         GuardedConnection h = ch.pipeline().get(GuardedConnection.class);
         if (h != null) {
-            h.started(messagesAfter);
+            h.started(messagesAfter, messages);
             ch.pipeline().addAfter(messagesAfter, "guard-messages", new GuardedConnection.Mark(h));
         }
     }

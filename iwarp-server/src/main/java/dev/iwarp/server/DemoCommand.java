@@ -2,7 +2,6 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,8 +61,7 @@ final class DemoCommand implements Callable<Integer> {
              RpingServer server = tool.startServer(config, serverStack, tlsPair == null ? null : tlsPair[0],
                      ToolWire.ServerSide.DEMO);
              IwarpStack clientStack = tool.stack(IwarpStack.builder().threads(1));
-             ClientWire client = tlsPair == null ? wire.clientWire(clientStack)
-                     : IwarpWire.client(clientStack, null, tlsPair[1])) {
+             ClientWire client = tool.clientWire(clientStack, 1, tlsPair == null ? null : tlsPair[1])) {
             out.printf("demo: serve listening on %s (%s%s), ping -C %d -S %d -v -V%n", dev.iwarp.server.wire.Addresses.format(server.localAddress()),
                     tool.describe(server),
                     tlsPair == null ? "" : ", TLS 1.3", PINGS, SIZE);

@@ -1,11 +1,6 @@
 package dev.iwarp.server;
 
-import dev.iwarp.ift.IftFramer;
-import dev.iwarp.mpa.MpaFramer;
-import dev.iwarp.vitcp.VitcpCodec;
-import dev.iwarp.vitcp.ViSegment;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandler;
+import dev.iwarp.server.wire.FramedMessages;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -15,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * One accepted connection under {@link ConnectionGuard}: first in its pipeline, it admits the connection or closes it
@@ -44,8 +40,10 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private long lastActivity;
     private boolean movedData;
     private long unwritableSince = -1;
-    private String framingName;
-    private ChannelHandler framer;
+    /** The framing's word on its messages, once started. */
+    private FramedMessages messages;
+    /** Whether the framing holds part of a message, once a handler that can say is in place. */
+    private BooleanSupplier framer;
     /** No framing handler that can say what it holds (messages arrive whole, as over SCTP). */
     private boolean noFramer;
     private ScheduledFuture<?> timer;
@@ -103,13 +101,13 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         ctx.fireChannelActive();
     }
 
-    void started(String messagesAfter) {
+    void started(String messagesAfter, FramedMessages messages) {
         if (inStartup) {
             inStartup = false;
             guard.leftStartup(prefix);
         }
         started = true;
-        framingName = messagesAfter;
+        this.messages = messages;
         partial = false;
         lastActivity = now();
         if (guard.idleNanos > 0) {
@@ -124,7 +122,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ChannelHandler f = noFramer ? null : framer();
+        BooleanSupplier f = noFramer ? null : framer();
         if (f == null && !partial) {
             partial = true; // a framing that cannot say what it holds: a message begun; the Mark clears this
             partialSince = now();
@@ -137,7 +135,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
             lastActivity = now;
         }
         if (f != null) {
-            boolean holds = holdsIncomplete(f);
+            boolean holds = f.getAsBoolean();
             // the deadline runs from the first octet of the message held now: if a message completed in this read,
             // the one held is a later one, begun in this read (a peer streaming faster than we read may never stop
             // between messages, each read ending inside one; each of them still arrived within the deadline)
@@ -154,24 +152,11 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** The framing handler once it is in place (MPA installs its framer when startup ends), else null. */
-    private ChannelHandler framer() {
+    private BooleanSupplier framer() {
         if (framer == null) {
-            ChannelHandler h = ctx.pipeline().get(framingName);
-            ChannelHandler mpa = ctx.pipeline().get(MpaFramer.class);
-            framer = mpa != null ? mpa : h instanceof IftFramer || h instanceof VitcpCodec ? h
-                    : ctx.pipeline().get(IftFramer.class);
+            framer = messages.partialMessage(ctx.pipeline());
         }
         return framer;
-    }
-
-    private boolean holdsIncomplete(ChannelHandler f) {
-        if (f instanceof MpaFramer) {
-            return ((MpaFramer) f).holdsIncompleteFpdu();
-        }
-        if (f instanceof IftFramer) {
-            return ((IftFramer) f).holdsIncompleteFrame();
-        }
-        return ((VitcpCodec) f).holdsIncompleteSegment();
     }
 
     void messageCompleted(boolean moves) {
@@ -312,42 +297,8 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            head.messageCompleted(movesData(msg));
+            head.messageCompleted(head.messages.movesData(msg));
             ctx.fireChannelRead(msg);
         }
-    }
-
-    /** RDMAP opcode of an RDMA Read Request (RFC 5040 §4.3). */
-    private static final int READ_REQUEST = 1;
-    /** Octets of a tagged / untagged DDP header with the RDMAP control octet (RFC 5041 §4, RFC 5040 §4.1). */
-    private static final int TAGGED_HEADER = 14;
-    private static final int UNTAGGED_HEADER = 18;
-    /** Offset of the RDMA Read Message Size in an untagged ULPDU carrying a Read Request (RFC 5040 §4.4). */
-    private static final int READ_SIZE_OFFSET = UNTAGGED_HEADER + 12;
-
-    /**
-     * Whether a message moves data: a DDP segment (MPA, IFT) with payload octets beyond its headers or a Read Request
-     * of a non-zero size; a VI/TCP segment with payload or an RDMA Read. Anything else (SCTP messages) counts.
-     */
-    static boolean movesData(Object msg) {
-        if (msg instanceof ByteBuf b) {
-            int at = b.readerIndex();
-            int length = b.readableBytes();
-            if (length < 2) {
-                return false;
-            }
-            boolean tagged = (b.getByte(at) & 0x80) != 0;
-            if (tagged) {
-                return length > TAGGED_HEADER;
-            }
-            if ((b.getByte(at + 1) & 0x0F) == READ_REQUEST) {
-                return length >= READ_SIZE_OFFSET + 4 && b.getInt(at + READ_SIZE_OFFSET) != 0;
-            }
-            return length > UNTAGGED_HEADER;
-        }
-        if (msg instanceof ViSegment s) {
-            return s.content().isReadable() || s.type() == dev.iwarp.vitcp.ViSegmentType.RDMA_READ_REQUEST;
-        }
-        return true;
     }
 }

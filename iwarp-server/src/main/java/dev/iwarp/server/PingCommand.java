@@ -2,7 +2,6 @@ package dev.iwarp.server;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,8 +85,7 @@ final class PingCommand implements Callable<Integer> {
             return CommandLineChecks.EXIT_USAGE;
         }
         try (IwarpStack stack = wire.tool().stack(IwarpStack.builder().threads(1));
-             ClientWire client = tls.enabled() ? IwarpWire.client(stack, mpa.settings(1, 1), tls.client(false, timeoutMs))
-                     : wire.clientWire(stack, mpa)) {
+             ClientWire client = wire.tool().clientWire(stack, mpa, tls.client(!wire.tool().carriesTls(), timeoutMs))) {
             return run(client, server, count, size, display, validate, mpa.crc, timeoutMs, out) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ping: " + e.getMessage());

@@ -6,6 +6,7 @@ import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.IwarpWire;
+import dev.iwarp.server.wire.WireFraming;
 import dev.iwarp.mpa.MpaRejectedException;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
@@ -175,9 +176,9 @@ final class ProbeCommand implements Callable<Integer> {
         try {
             QueuePair qp;
             // what the server answered: a server of another framing is named rather than this framing's startup error
+            WireFraming kind = WireFraming.of(framing);
             dev.iwarp.server.wire.FirstOctets.Watch watch = new dev.iwarp.server.wire.FirstOctets.Watch(
-                    framing instanceof MpaFraming ? dev.iwarp.server.wire.PeerFraming.MPA
-                            : dev.iwarp.server.wire.PeerFraming.IFT);
+                    kind.peerFraming());
             try {
                 qp = stack.connect(peer, ConnectOptions.of(pd).channelHook(watch::install).framing(framing)
                         .completionQueues(sendCq, recvCq)
@@ -192,8 +193,7 @@ final class ProbeCommand implements Callable<Integer> {
                 if (other != null) {
                     return otherFraming(other, out);
                 }
-                out.printf("result: FAIL: no %s within %d ms%n",
-                        framing instanceof MpaFraming ? "MPA Reply" : "IFT phase 1 indication", connectTimeoutMs);
+                out.printf("result: FAIL: no %s within %d ms%n", kind.startupAnswer(), connectTimeoutMs);
                 return EXIT_NO_REACTION;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -137,7 +137,7 @@ public final class RpingServer implements AutoCloseable {
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;
         }
-        guard.started(ch, wire.messageHandlerName(ch));
+        guard.started(ch, wire.messageHandlerName(ch), wire.messages());
         WireDomain domain = sharedDomain != null ? sharedDomain : wire.allocDomain();
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
         byte[] advertisement = setupData;

@@ -18,7 +18,7 @@ import java.net.SocketAddress;
  * 16-octet Sends are buffer advertisements, answered alternately by an RDMA Read of the advertised buffer into the
  * session buffer and an RDMA Write of the session buffer to it, each followed by a 16-octet zero "go ahead" Send;
  * a Send of any other length is echoed back. A {@link BenchHello} request from {@code bench --op send} gets up to
- * {@link BenchHello#MAX_DEPTH} receives posted for pipelined echoes and the answer how many. Written once against
+ * {@link BenchHello#MAX_DEPTH} receives posted for pipelined echoes ({@link EchoRing}) and the answer how many. Written once against
  * {@link WireConnection}: over iWARP the advertisement names (TO, STag), over VI/TCP (virtual address, memory
  * handle).
  *
@@ -47,10 +47,6 @@ public final class RpingSession implements WireCompletionListener {
     private static final long WR_ECHO = 5;
     private static final long WR_BENCH_ANSWER = 6;
     private static final long WR_COST_ANSWER = 7;
-    /** Plus the slot: a receive of the pipelined-echo ring (BenchHello). */
-    private static final long WR_RING_RECV = 1L << 32;
-    /** Plus the slot: the echo of a ring receive; the slot is free again once the echo completed. */
-    private static final long WR_RING_ECHO = 2L << 32;
 
     /** The go-ahead's 16 zero octets and their region: made at the first go-ahead (an idle connection holds none). */
     private ByteBuf goAheadMemory;
@@ -61,24 +57,8 @@ public final class RpingSession implements WireCompletionListener {
     private WireRegion goAhead;
     private final WireDomain domain;
     private final ByteBufAllocator alloc;
-    /** After a bench hello: receives for pipelined echoes, two slots per granted receive (null until then). */
-    private ByteBuf ringMemory;
-    private WireRegion ring;
-    private int ringSlot;
-    /**
-     * Ring slots holding neither a posted receive nor an echo still on its way (a stack). A receive's replacement is
-     * posted from here before its echo is sent: the client sends its next Send once it has the echo, and a transport
-     * may report the echo's completion long after that Send arrived (io_uring: dozens of echoes late). With no slot
-     * free, the echo waits in {@code held} (slots in arrival order, {@code heldLength} per slot) until a completion
-     * frees one: an echo never leaves before its replacement is posted, so the client, which sends only after an
-     * echo, always finds the granted receives, however late completions come.
-     */
-    private int[] freeSlots;
-    private int freeCount;
-    private int[] held;
-    private int[] heldLength;
-    private int heldFirst;
-    private int heldCount;
+    /** After a bench hello that granted receives: the pipelined echoes' receives (null until then). */
+    private EchoRing ring;
     private ByteBuf answerMemory;
     private WireRegion answer;
     /** After a {@link BenchCost} request: the answer's memory, kept for the next one until the connection closes. */
@@ -141,15 +121,8 @@ public final class RpingSession implements WireCompletionListener {
     private void handle(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
         if (!success) {
             fail(wrId, status);
-        } else if (receive && wrId >= WR_RING_RECV) {
-            int slot = (int) (wrId - WR_RING_RECV);
-            if (freeCount > 0) { // then nothing is held: echoes leave in arrival order
-                echoAfterReplacement(freeSlots[--freeCount], slot, byteLength);
-            } else {
-                int at = (heldFirst + heldCount++) % held.length;
-                held[at] = slot;
-                heldLength[slot] = byteLength;
-            }
+        } else if (receive && wrId >= EchoRing.WR_RECV) {
+            ring.received(wrId, byteLength);
         } else if (receive) {
             onReceive(byteLength);
         } else {
@@ -218,28 +191,10 @@ public final class RpingSession implements WireCompletionListener {
         if (granted == 0) {
             conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else {
-            ringSlot = size;
-            int slots = 2 * granted; // the granted receives posted, and as many spares for their replacements
-            ringMemory = alloc.directBuffer(slots * size, slots * size);
-            ring = domain.register(ringMemory, WireAccess.LOCAL_WRITE);
-            freeSlots = new int[slots];
-            held = new int[slots];
-            heldLength = new int[slots];
-            for (int slot = slots - 1; slot >= granted; slot--) {
-                freeSlots[freeCount++] = slot;
-            }
-            for (int slot = 0; slot < granted; slot++) {
-                conn.postRecv(WR_RING_RECV + slot, ring, slot * size, size);
-            }
+            ring = new EchoRing(domain, alloc, conn, size, granted);
         }
         LOG.debug("{} bench hello: {} receives of {} octets posted", peer, granted, size);
         conn.postSend(WR_BENCH_ANSWER, answer, 0, BenchHello.LENGTH); // after the receives: they are in effect
-    }
-
-    /** Posts a receive into the free slot {@code spare}, then the echo of the Send received in {@code slot}. */
-    private void echoAfterReplacement(int spare, int slot, int length) {
-        conn.postRecv(WR_RING_RECV + spare, ring, spare * ringSlot, ringSlot);
-        conn.postSend(WR_RING_ECHO + slot, ring, slot * ringSlot, length); // the slot is free once this completed
     }
 
     /** bench asked what this process spent so far (BenchCost): answer, then re-post the receive once it left. */
@@ -257,18 +212,10 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void onSendCompletion(long wr, int byteLength) {
-        if (wr >= WR_RING_ECHO) {
-            int slot = (int) (wr - WR_RING_ECHO);
+        if (wr >= EchoRing.WR_ECHO) {
             echoes++;
             sends++;
-            if (heldCount > 0) { // the freed slot takes the replacement of the oldest held echo, which leaves now
-                int echo = held[heldFirst];
-                heldFirst = (heldFirst + 1) % held.length;
-                heldCount--;
-                echoAfterReplacement(slot, echo, heldLength[echo]);
-            } else {
-                freeSlots[freeCount++] = slot;
-            }
+            ring.echoed(wr);
         } else if (wr == WR_READ) {
             reads++;
             bytesRead += byteLength;
@@ -312,7 +259,7 @@ public final class RpingSession implements WireCompletionListener {
 
     private void fail(long wrId, Enum<?> status) {
         if (!closed) {
-            boolean receive = wrId == WR_RECV || wrId >= WR_RING_RECV && wrId < WR_RING_ECHO;
+            boolean receive = wrId == WR_RECV || EchoRing.isReceive(wrId);
             String what = receive ? "receive" : wrId == WR_READ ? "RDMA Read" : wrId == WR_WRITE ? "RDMA Write" : "Send";
             if (status.name().contains("FLUSH")) { // WR_FLUSH_ERR, FLUSHED: the connection is already going
                 LOG.debug("{} {} flushed; closing", peer, what);
@@ -342,9 +289,8 @@ public final class RpingSession implements WireCompletionListener {
                 goAheadMemory.release();
             }
             if (ring != null) {
-                int ringOctets = ringMemory.capacity();
-                ring.deregister();
-                ringMemory.release();
+                int ringOctets = ring.octets();
+                ring.release();
                 domain.memoryAccount().release(ringOctets);
             }
             if (answer != null) {

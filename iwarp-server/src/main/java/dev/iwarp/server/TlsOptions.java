@@ -5,7 +5,6 @@ import dev.iwarp.bootstrap.tls.TlsCertificates;
 import dev.iwarp.bootstrap.tls.TlsPsk;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.IwarpWire;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
@@ -215,8 +214,8 @@ final class TlsOptions {
 
     /** The client wire of {@code wire} on {@code stack}, inside TLS when --tls is given. */
     ClientWire clientWire(WireOptions wire, IwarpStack stack, int threads) {
-        TlsSettings s = client(!wire.tool().carriesTls());
-        return s == null ? wire.clientWire(stack, threads) : IwarpWire.client(stack, null, s);
+        ToolWire tool = wire.tool();
+        return tool.clientWire(stack, threads, client(!tool.carriesTls()));
     }
 
     /**

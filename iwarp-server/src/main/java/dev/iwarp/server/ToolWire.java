@@ -92,6 +92,27 @@ abstract class ToolWire {
         return clientWire(stack, 1);
     }
 
+    /**
+     * The client wire inside TLS with {@code tls} (null: plain); only a wire that {@link #carriesTls()} is given one
+     * ({@link TlsOptions} refuses --tls on the others first).
+     */
+    ClientWire clientWire(IwarpStack stack, int threads, TlsSettings tls) {
+        refuseTls(tls);
+        return clientWire(stack, threads);
+    }
+
+    /** As {@link #clientWire(IwarpStack, ClientMpaOptions)}, inside TLS with {@code tls} (null: plain). */
+    ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa, TlsSettings tls) {
+        refuseTls(tls);
+        return clientWire(stack, mpa);
+    }
+
+    private void refuseTls(TlsSettings tls) {
+        if (tls != null) {
+            throw new IllegalStateException("no TLS on --wire " + name());
+        }
+    }
+
     /** Starts serve's or demo's server; {@code stack} is unused where {@link #usesStack()} is false. */
     abstract RpingServer startServer(ServerConfig config, IwarpStack.Builder stack, TlsSettings tls, ServerSide side)
             throws Exception;
@@ -154,8 +175,19 @@ abstract class ToolWire {
 
         @Override
         ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa) {
+            return clientWire(stack, mpa, null);
+        }
+
+        @Override
+        ClientWire clientWire(IwarpStack stack, int threads, TlsSettings tls) {
             options.ift.refuseUnlessIft(false);
-            return IwarpWire.client(stack, mpa.settings(1, 1));
+            return IwarpWire.client(stack, null, tls);
+        }
+
+        @Override
+        ClientWire clientWire(IwarpStack stack, ClientMpaOptions mpa, TlsSettings tls) {
+            options.ift.refuseUnlessIft(false);
+            return IwarpWire.client(stack, mpa.settings(1, 1), tls);
         }
 
         @Override

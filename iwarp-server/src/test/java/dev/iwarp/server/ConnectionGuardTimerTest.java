@@ -4,9 +4,12 @@ import dev.iwarp.vitcp.ViRdmaHeader;
 import dev.iwarp.vitcp.ViSegment;
 import dev.iwarp.vitcp.ViSegmentType;
 import dev.iwarp.vitcp.VitcpCodec;
+import dev.iwarp.server.wire.FramedMessages;
+import dev.iwarp.server.wire.WireFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -15,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import io.netty.util.concurrent.MockTicker;
 import io.netty.util.concurrent.Ticker;
 
+import java.util.function.BooleanSupplier;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -123,7 +127,7 @@ class ConnectionGuardTimerTest {
     void anIdleConnectionWakesItsEventLoopOncePerIdleTimeout() throws Exception {
         ConnectionGuard g = guard(10_000, 0, 0, 0, 60);
         EmbeddedChannel ch = open(g, "192.0.2.1", false);
-        g.started(ch, "llp");
+        g.started(ch, "llp", WireFraming.MPA);
         for (int s = 1; s < 60; s++) {
             advance(ch, 1_000);
         }
@@ -138,14 +142,14 @@ class ConnectionGuardTimerTest {
     void onlyMessagesThatMoveDataAreActivity() throws Exception {
         ConnectionGuard g = guard(0, 0, 0, 0, 60);
         EmbeddedChannel ch = open(g, "192.0.2.1", false);
-        g.started(ch, "llp");
+        g.started(ch, "llp", WireFraming.MPA);
         advance(ch, 30_000);
         ch.writeInbound(ulpdu(0xC1, 0x40, 0)); // a zero-length Write
         advance(ch, 30_000);
         assertFalse(ch.isOpen(), "a zero-length Write is not activity");
 
         EmbeddedChannel busy = open(g, "192.0.2.2", false);
-        g.started(busy, "llp");
+        g.started(busy, "llp", WireFraming.MPA);
         advance(busy, 30_000);
         busy.writeInbound(ulpdu(0xC1, 0x40, 1)); // a Write of one octet
         advance(busy, 59_999);
@@ -186,7 +190,18 @@ class ConnectionGuardTimerTest {
         VitcpCodec codec = new VitcpCodec();
         codec.crcEnabled(true);
         ch.pipeline().addLast("vitcp", codec);
-        g.started(ch, "vitcp");
+        g.started(ch, "vitcp", new FramedMessages() { // as serve's VI/TCP wire tells the guard
+            @Override
+            public BooleanSupplier partialMessage(ChannelPipeline p) {
+                VitcpCodec c = p.get(VitcpCodec.class);
+                return c == null ? null : c::holdsIncompleteSegment;
+            }
+
+            @Override
+            public boolean movesData(Object msg) {
+                return true;
+            }
+        });
         int segments = 40;
         ByteBuf stream = viWrites(segments, 1000);
         int segment = stream.readableBytes() / segments;
@@ -277,7 +292,7 @@ class ConnectionGuardTimerTest {
 
     private static boolean moves(ByteBuf b) {
         try {
-            return GuardedConnection.movesData(b);
+            return WireFraming.MPA.movesData(b);
         } finally {
             b.release();
         }

@@ -62,8 +62,8 @@ public final class HostileLoad implements Callable<Integer> {
             case "markers" -> new MemoryAttacks.LargeReads(this, true);
             case "read-rate" -> new MemoryAttacks.LargeReads(this, false);
             case "per-prefix" -> new LimitAttacks.PerPrefix(this);
-            case "zero-writes" -> new LimitAttacks.ZeroLengthWrites(this);
-            case "partial-fpdu" -> new LimitAttacks.PartialFpdu(this);
+            case "zero-writes" -> new TimerAttacks.ZeroLengthWrites(this);
+            case "partial-fpdu" -> new TimerAttacks.PartialFpdu(this);
             case "tls-flood" -> new LimitAttacks.TlsFlood(this);
             case "log-flood" -> new LimitAttacks.LogFlood(this);
             default -> throw new CommandLine.ParameterException(new CommandLine(this), "unknown attack " + attack);

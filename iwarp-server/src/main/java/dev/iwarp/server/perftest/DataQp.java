@@ -1,6 +1,5 @@
 package dev.iwarp.server.perftest;
 
-import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.WireConnection;
 
 /** One data connection (connection B, one per {@code -q}) and what the peer told us about its side. */
@@ -23,10 +22,7 @@ final class DataQp {
 
     /** Graceful close (posted work is sent first), as perftest's rdma_disconnect: a FIN, no Terminate. */
     void close(long timeoutMs) {
-        if (conn instanceof IwarpWire.Connection c && c.queuePair() != null) {
-            c.queuePair().close().awaitUninterruptibly(timeoutMs);
-        }
-        conn.channel().close().awaitUninterruptibly(timeoutMs);
+        conn.closeGracefully(timeoutMs);
     }
 
     /** The Terminate the peer sent, for error lines ("" if none). */

@@ -190,10 +190,7 @@ public final class PerftestRun {
         if (!client) {
             awaitClosed(List.of(a.channel()), 2000);
         }
-        if (a instanceof IwarpWire.Connection c && c.queuePair() != null) {
-            c.queuePair().close().awaitUninterruptibly(s.timeoutMs());
-        }
-        a.channel().close().awaitUninterruptibly(s.timeoutMs());
+        a.closeGracefully(s.timeoutMs());
     }
 
     private static void awaitClosed(List<Channel> channels, long ms) {

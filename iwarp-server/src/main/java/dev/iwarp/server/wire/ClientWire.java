@@ -6,10 +6,16 @@ import java.util.function.Consumer;
 
 /** The connecting side of a wire: what ping and bench need, the same code on iWARP and VI/TCP. */
 public interface ClientWire extends AutoCloseable {
-    /** "iwarp", "vitcp" or "ift". */
+    /** The {@code --wire} it is: "iwarp", "vitcp", "ift" or "sctp". */
     String name();
 
     WireDomain allocDomain();
+
+    /** Where serve's setup data (its target advertisement) reaches this client: "MPA Reply", "ConnectAccept". */
+    String setupCarrier();
+
+    /** A peer's region in this wire's words: "STag 0x.. TO 0x.. size n" (VI/TCP: memory handle and address). */
+    String remoteRegion(long address, int handle, long size);
 
     /**
      * Connects (MPA Initiator; VI/TCP active end, §4.2; IFT node A) and returns once in full operation.

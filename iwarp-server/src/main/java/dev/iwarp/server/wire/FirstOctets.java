@@ -1,21 +1,12 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.ift.IftAdaptionIndication;
-import dev.iwarp.mpa.MpaStartupFrame;
-import dev.iwarp.vitcp.ViSegment;
-import dev.iwarp.vitcp.ViSegmentType;
-import dev.iwarp.vitcp.VitcpCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.embedded.EmbeddedChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.charset.StandardCharsets;
 
 /**
  * Watches the first octets a peer sends (a copy; every octet still goes on to the framing) to tell which framing it
@@ -64,8 +55,8 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
                 if (answer && spoken != null && spoken != own) {
                     LOG.warn("{} speaks {}, not {} ({}); answered with {} refusal", Addresses.printable(
                             ctx.channel().remoteAddress()), spoken.spoken(), own.spoken(), own.option(),
-                            own == PeerFraming.MPA ? "an MPA" : own == PeerFraming.IFT ? "an IFT" : "a VI/TCP");
-                    ctx.writeAndFlush(refusal(own));
+                            own.withArticle());
+                    ctx.writeAndFlush(own.refusal());
                 }
             }
         }
@@ -75,43 +66,6 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         seen.release();
-    }
-
-    /** What {@code own}'s server answers a peer of another framing: its own startup frame, refusing. */
-    static ByteBuf refusal(PeerFraming own) {
-        return switch (own) {
-            case MPA -> { // RFC 5044 §7.1.3: a Reply with the Reject bit; the private data says why
-                MpaStartupFrame reply = MpaStartupFrame.builder(MpaStartupFrame.Type.REPLY).rejected(true)
-                        .ulpPrivateData(("this server speaks MPA (" + own.option() + ")")
-                                .getBytes(StandardCharsets.US_ASCII)).build();
-                ByteBuf b = Unpooled.buffer(reply.encodedLength());
-                reply.encode(b);
-                yield b;
-            }
-            case IFT -> { // an adaption indication: the magic is what the peer will see
-                ByteBuf b = Unpooled.buffer(IftAdaptionIndication.LENGTH);
-                IftAdaptionIndication.builder().build().encode(b);
-                yield b;
-            }
-            case VITCP -> Unpooled.wrappedBuffer(CONNECT_REJECT);
-            case TLS -> Unpooled.EMPTY_BUFFER; // TLS refuses plaintext itself
-        };
-    }
-
-    /** VipConnectReject's segment (draft-dicecco-vitcp-01 §4.3) as the VI/TCP encoder writes it. */
-    private static final byte[] CONNECT_REJECT = encode(ViSegment.builder(ViSegmentType.CONNECT_REJECT)
-            .endOfMessage(true).build());
-
-    private static byte[] encode(ViSegment s) {
-        EmbeddedChannel ch = new EmbeddedChannel(new VitcpCodec());
-        ch.writeOutbound(s);
-        ByteBuf out = ch.readOutbound();
-        try {
-            return ByteBufUtil.getBytes(out);
-        } finally {
-            out.release();
-            ch.finishAndReleaseAll();
-        }
     }
 
     /** A client's record of what its server answered, over every attempt of one connect. */

@@ -2,11 +2,8 @@ package dev.iwarp.server.wire;
 
 import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.Framing;
-import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.tls.TlsSettings;
-import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.ProtectionDomain;
 
 import java.io.IOException;
@@ -17,23 +14,37 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * The client side of {@link IwarpWire}: {@code IwarpStack.connect} with MPA (or a fixed framing, IFT included) as
- * Initiator, the queue pair bound to an {@link IwarpWire.Connection}.
+ * The client side of {@link IwarpWire}: {@code IwarpStack.connect} as Initiator of a {@link WireFraming} (MPA, IFT,
+ * SCTP), the queue pair bound to an {@link IwarpWire.Connection}. A framing without private data gets serve's setup
+ * data as its first Send ({@link SetupMessage}).
  */
 final class IwarpClientWire implements ClientWire {
     private final IwarpStack stack;
+    private final WireFraming kind;
     private final Framing fixed;
     private final TlsSettings tls;
 
-    IwarpClientWire(IwarpStack stack, Framing fixed, TlsSettings tls) {
+    /** {@code fixed}: the framing to connect with (null: {@code kind}'s from the CRC and read depth asked for). */
+    IwarpClientWire(IwarpStack stack, WireFraming kind, Framing fixed, TlsSettings tls) {
         this.stack = stack;
+        this.kind = kind;
         this.fixed = fixed;
         this.tls = tls;
     }
 
     @Override
     public String name() {
-        return fixed instanceof IftFraming ? "ift" : "iwarp";
+        return kind.wireName();
+    }
+
+    @Override
+    public String setupCarrier() {
+        return kind.setupCarrier();
+    }
+
+    @Override
+    public String remoteRegion(long address, int handle, long size) {
+        return String.format("STag 0x%08x TO 0x%016x size %d", handle, address, size);
     }
 
     @Override
@@ -45,40 +56,36 @@ final class IwarpClientWire implements ClientWire {
     public WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
                                   WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
                                   long timeoutMs) throws IOException {
-        Framing framing = fixed instanceof IftFraming ift
-                ? ift.irdOrd(1, Math.max(1, Math.min(readDepth, IftFraming.DEFAULT_DEPTH)))
-                : fixed != null ? fixed
-                : MpaFraming.of(MpaSettings.builder().revision(2).crc(crc).ird(1)
-                .ord(Math.max(1, Math.min(readDepth, 128))).build());
+        Framing framing = kind.initiator(fixed, crc, readDepth);
         IwarpWire.Connection c = IwarpWire.connection(listener);
         ProtectionDomain pd = IwarpWire.pdOf(domain);
-        FirstOctets.Watch watch = new FirstOctets.Watch(tls != null ? PeerFraming.TLS
-                : framing instanceof IftFraming ? PeerFraming.IFT : PeerFraming.MPA);
-        ConnectOptions opts = ConnectOptions.of(pd).channelHook(watch::install).framing(framing).completionQueues(c.sendCq(), c.recvCq())
+        PeerFraming own = tls != null ? PeerFraming.TLS : kind.peerFraming();
+        FirstOctets.Watch watch = own == null ? null : new FirstOctets.Watch(own);
+        ConnectOptions opts = ConnectOptions.of(pd).framing(framing).completionQueues(c.sendCq(), c.recvCq())
                 .beforeStartup(qp -> {
                     if (!framing.carriesPrivateData()) {
                         c.setup = SetupMessage.receive(pd, qp, framing.name()); // ahead of the ULP's receives
                     }
                     beforeStartup.accept(c.attach(qp));
                 }).tls(tls);
+        if (watch != null) {
+            opts = opts.channelHook(watch::install);
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try {
             c.attach(stack.connect(server, opts).get(timeoutMs, TimeUnit.MILLISECONDS));
+            kind.checkEstablished(c.qp);
             if (c.setup != null) { // no private data: serve's setup message, within what is left of the timeout
                 c.setupData = c.setup.await(c.qp, server, deadline);
             }
             return c;
         } catch (ExecutionException e) {
-            String other = watch.mismatch(server); // the server answered in another framing: say which
-            throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
-                    + e.getCause().getMessage(), e.getCause());
+            String other = watch == null ? null : watch.mismatch(server); // the server answered in another framing
+            throw new IOException(other != null ? other : kind.connectFailed(Addresses.format(server),
+                    e.getCause().getMessage()), e.getCause());
         } catch (TimeoutException e) {
-            String other = watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
-            if (other != null) {
-                throw new IOException(other, e);
-            }
-            throw new IOException("cannot connect to " + Addresses.format(server) + ": no " + (framing instanceof IftFraming
-                    ? "IFT phase 1 indication" : "MPA Reply") + " within " + timeoutMs + " ms", e);
+            String other = watch == null ? null : watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
+            throw new IOException(other != null ? other : kind.noAnswer(Addresses.format(server), timeoutMs), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted connecting to " + Addresses.format(server), e);

@@ -1,13 +1,10 @@
 package dev.iwarp.server.wire;
 
 import dev.iwarp.bootstrap.Framing;
-import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpConnectionRequest;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.ListenOptions;
-import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.bootstrap.tls.TlsSettings;
-import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import io.netty.channel.Channel;
@@ -16,11 +13,13 @@ import java.net.InetSocketAddress;
 import java.util.function.Consumer;
 
 /**
- * {@code serve}'s listening side of {@link IwarpWire}: {@code IwarpStack.listen} with MPA or IFT as Responder, each
- * connection request a {@link WireConnectRequest} whose accept binds a queue pair to an {@link IwarpWire.Connection}.
+ * {@code serve}'s listening side of {@link IwarpWire}: {@code IwarpStack.listen} as Responder of a {@link WireFraming}
+ * (MPA, IFT, SCTP), each connection request a {@link WireConnectRequest} whose accept binds a queue pair to an
+ * {@link IwarpWire.Connection}.
  */
 final class IwarpServerWire implements ServerWire {
     private final IwarpStack stack;
+    private final WireFraming kind;
     private final Framing framing;
     private final boolean ownsStack;
     private final TlsSettings tls;
@@ -30,13 +29,14 @@ final class IwarpServerWire implements ServerWire {
         this.stack = stack;
         this.options = options;
         this.framing = options.framing();
+        this.kind = WireFraming.of(framing);
         this.ownsStack = ownsStack;
         this.tls = options.tls();
     }
 
     @Override
     public String name() {
-        return framing instanceof IftFraming ? "ift" : "iwarp";
+        return kind.wireName();
     }
 
     @Override
@@ -61,25 +61,24 @@ final class IwarpServerWire implements ServerWire {
     }
 
     @Override
+    public FramedMessages messages() {
+        return kind;
+    }
+
+    @Override
     public PeerFraming framing() {
         // inside TLS, TLS refuses a plaintext peer itself (and tells an MPA client so in a Reply)
-        return tls != null ? null : framing instanceof IftFraming ? PeerFraming.IFT
-                : framing instanceof MpaFraming ? PeerFraming.MPA : null;
+        return tls != null ? null : kind.peerFraming();
     }
 
     @Override
     public String transport() {
-        return stack.transport().name().toLowerCase() + " transport";
+        return kind.transport(stack);
     }
 
     @Override
     public String describe() {
-        if (framing instanceof IftFraming ift) {
-            return IftWire.listening(ift) + (tls != null ? ", inside " + tls : "");
-        }
-        MpaSettings mpa = ((MpaFraming) framing).settings();
-        return "MPA Rev " + mpa.revision() + ", CRC " + (mpa.crc() ? "forced" : "as the client asks")
-                + ", IRD " + mpa.ird() + " ORD " + mpa.ord() + (tls != null ? ", inside " + tls : "");
+        return kind.listening(framing) + (tls != null ? ", inside " + tls : "");
     }
 
     @Override

@@ -1,12 +1,10 @@
 package dev.iwarp.server.wire;
 
-import dev.iwarp.bootstrap.Framing;
 import dev.iwarp.bootstrap.IftFraming;
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.bootstrap.MpaFraming;
 import dev.iwarp.ddp.llp.LlpParameters;
-import dev.iwarp.ift.IftParameters;
 import dev.iwarp.bootstrap.tls.TlsLayer;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaParameters;
@@ -26,8 +24,8 @@ import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
 /**
- * The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec, over
- * MPA or IFT (an {@link IftFraming}; serve's setup data then travels as its first Send, see {@link SetupMessage}).
+ * The iWARP adapter: the wire-neutral shapes over {@code IwarpStack} and the verbs API of rdmap-codec, over any
+ * {@link WireFraming} (MPA; IFT and SCTP, whose setup data travels as serve's first Send, see {@link SetupMessage}).
  * The listening side is {@link IwarpServerWire}, the connecting side {@link IwarpClientWire}; both hand out a
  * {@link Connection}.
  */
@@ -51,7 +49,7 @@ public final class IwarpWire {
     }
 
     /**
-     * {@code serve}'s listening side on {@code stack} as the options' framing's Responder (MPA or IFT), inside TLS
+     * {@code serve}'s listening side on {@code stack} as the options' framing's Responder (MPA, IFT or SCTP), inside TLS
      * when the options say so (their accept hook runs before the one given to {@link ServerWire#listen});
      * {@code ownsStack}: closing the wire closes the stack.
      */
@@ -61,17 +59,17 @@ public final class IwarpWire {
 
     /** The client side on {@code stack} (not closed by the wire): MPA Rev 2, IRD 1, ORD = the read depth. */
     public static ClientWire client(IwarpStack stack) {
-        return new IwarpClientWire(stack, null, null);
+        return new IwarpClientWire(stack, WireFraming.MPA, null, null);
     }
 
     /** The client side inside TLS with {@code tls} (plain TCP when null); {@code mpa} null: as {@link #client(IwarpStack)}. */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa, TlsSettings tls) {
-        return new IwarpClientWire(stack, mpa == null ? null : MpaFraming.of(mpa), tls);
+        return new IwarpClientWire(stack, WireFraming.MPA, mpa == null ? null : MpaFraming.of(mpa), tls);
     }
 
     /** The client side with exactly these MPA settings (the read depth and CRC arguments are then ignored). */
     public static ClientWire client(IwarpStack stack, MpaSettings mpa) {
-        return new IwarpClientWire(stack, MpaFraming.of(mpa), null);
+        return new IwarpClientWire(stack, WireFraming.MPA, MpaFraming.of(mpa), null);
     }
 
     /**
@@ -80,21 +78,16 @@ public final class IwarpWire {
      * negotiates neither).
      */
     public static ClientWire client(IwarpStack stack, IftFraming ift) {
-        return new IwarpClientWire(stack, ift, null);
+        return new IwarpClientWire(stack, WireFraming.IFT, ift, null);
     }
 
     /**
-     * The negotiation line of any framing: {@link #describe(MpaParameters)}, {@link IftWire#describe}; for MPA
-     * with the MULPDU in effect now, which follows the path's EMSS after startup (RFC 5044 §4.5).
+     * The negotiation line of any framing ({@link WireFraming}): {@link #describe(MpaParameters)}, {@link IftWire#describe};
+     * for MPA with the MULPDU in effect now, which follows the path's EMSS after startup (RFC 5044 §4.5).
      */
     public static String describe(LlpParameters p) {
-        if (p.isFraming(MpaParameters.class)) {
-            return describe(p.framing(MpaParameters.class), p.mulpdu());
-        }
-        if (p.isFraming(IftParameters.class)) {
-            return IftWire.describe(p.framing(IftParameters.class), p.ird(), p.ord());
-        }
-        return p.toString();
+        WireFraming f = WireFraming.of(p);
+        return f != null ? f.describe(p) : p.toString();
     }
 
     /**
@@ -106,7 +99,7 @@ public final class IwarpWire {
         return describe(p, p.mulpdu());
     }
 
-    private static String describe(MpaParameters p, int mulpdu) {
+    static String describe(MpaParameters p, int mulpdu) {
         String markers = p.markersTx() && p.markersRx() ? ", markers on" : p.markersTx() ? ", markers sent only"
                 : p.markersRx() ? ", markers received only" : "";
         return "MPA Rev " + p.revision() + ", CRC " + (p.crc() ? "on" : "off") + markers + ", IRD " + p.ird()
@@ -314,25 +307,24 @@ public final class IwarpWire {
         @Override
         public String summary() {
             LlpParameters llp = qp.connectionParameters();
-            if (llp.isFraming(IftParameters.class)) {
-                return IftWire.summary(llp.framing(IftParameters.class));
-            }
-            if (!isMpa()) {
-                return llp.framingName(); // e.g. SCTP: no CRC of its own
-            }
-            MpaParameters p = mpaParameters();
-            return "MPA Rev " + p.revision() + " CRC " + (p.crc() ? "on" : "off");
+            WireFraming f = WireFraming.of(llp);
+            return f != null ? f.summary(llp) : llp.framingName();
         }
 
         @Override
         public boolean crc() {
             LlpParameters llp = qp.connectionParameters();
-            return llp.isFraming(IftParameters.class) ? IftWire.crc(llp.framing(IftParameters.class))
-                    : isMpa() && mpaParameters().crc();
+            WireFraming f = WireFraming.of(llp);
+            return f != null && f.crc(llp);
         }
 
-        private boolean isMpa() {
-            return qp.connectionParameters().isFraming(MpaParameters.class);
+        /** Closes the queue pair (requests already posted are sent first, RFC 5040 §6.2.1), then the channel. */
+        @Override
+        public void closeGracefully(long timeoutMs) {
+            if (qp != null) {
+                qp.close().awaitUninterruptibly(timeoutMs);
+            }
+            WireConnection.super.closeGracefully(timeoutMs);
         }
 
         @Override

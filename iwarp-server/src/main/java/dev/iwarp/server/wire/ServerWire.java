@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 
 /** The listening side of a wire: binds a port and hands every connection request to the server. */
 public interface ServerWire extends AutoCloseable {
-    /** "iwarp", "vitcp" or "ift". */
+    /** The {@code --wire} it is: "iwarp", "vitcp", "ift" or "sctp". */
     String name();
 
     WireDomain allocDomain();
@@ -29,6 +29,9 @@ public interface ServerWire extends AutoCloseable {
      * pipeline once its request arrived: a handler added after this name sees each one.
      */
     String messageHandlerName(Channel ch);
+
+    /** What the framing tells serve's guard about the messages it hands up (after {@link #messageHandlerName}). */
+    FramedMessages messages();
 
     /** What carries the wire, for the server's start-up log line: "nio transport", "SCTP, nio". */
     String transport();

@@ -24,6 +24,16 @@ final class VitcpClientWire extends VitcpSide implements ClientWire {
     }
 
     @Override
+    public String setupCarrier() {
+        return "ConnectAccept"; // in its Calling Discriminator
+    }
+
+    @Override
+    public String remoteRegion(long address, int handle, long size) {
+        return String.format("memory handle 0x%08x address 0x%016x size %d", handle, address, size);
+    }
+
+    @Override
     public WireConnection connect(InetSocketAddress server, WireDomain domain, boolean crc, int readDepth,
                                   WireCompletionListener listener, Consumer<WireConnection> beforeStartup,
                                   long timeoutMs) throws IOException {

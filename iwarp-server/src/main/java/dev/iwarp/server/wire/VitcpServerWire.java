@@ -3,14 +3,18 @@ package dev.iwarp.server.wire;
 import dev.iwarp.vitcp.VitcpCodec;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnectRequest;
+import dev.iwarp.vitcp.ViSegment;
+import dev.iwarp.vitcp.ViSegmentType;
 import dev.iwarp.vitcp.vi.ViListener;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.IoHandlerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -60,6 +64,26 @@ final class VitcpServerWire extends VitcpSide implements ServerWire {
     public String messageHandlerName(Channel ch) {
         return ch.pipeline().context(VitcpCodec.class).name(); // decodes whole segments
     }
+
+    @Override
+    public FramedMessages messages() {
+        return SEGMENTS;
+    }
+
+    /** VI/TCP segments: the codec says whether it holds part of one; a segment with payload or a Read moves data. */
+    static final FramedMessages SEGMENTS = new FramedMessages() {
+        @Override
+        public BooleanSupplier partialMessage(ChannelPipeline p) {
+            VitcpCodec codec = p.get(VitcpCodec.class);
+            return codec == null ? null : codec::holdsIncompleteSegment;
+        }
+
+        @Override
+        public boolean movesData(Object msg) {
+            return !(msg instanceof ViSegment s) || s.content().isReadable()
+                    || s.type() == ViSegmentType.RDMA_READ_REQUEST;
+        }
+    };
 
     @Override
     public PeerFraming framing() {

@@ -26,6 +26,14 @@ public interface WireConnection {
     /** The TCP connection (close it to disconnect; its close future ends the connection's life). */
     Channel channel();
 
+    /**
+     * Closes without an error (a FIN, no Terminate), waiting up to {@code timeoutMs} per step: work already posted is
+     * sent first where the wire can tell (a queue pair's graceful close), then the channel closes.
+     */
+    default void closeGracefully(long timeoutMs) {
+        channel().close().awaitUninterruptibly(timeoutMs);
+    }
+
     /** Runs {@code action} (on the event loop) once the connection is in full operation. */
     void whenEstablished(Runnable action);
 
