@@ -218,6 +218,8 @@ class ConnectionGuardTimerTest {
         advance(ch, 1);
         assertFalse(ch.isOpen(), "the last segment, held 10 s, hit the deadline");
         stream.release();
+    }
+
     /**
      * An accepted connection is active when its pipeline is built, so MPA's startup timer is armed in its
      * handlerAdded, before channelActive reaches the guard: a loop that is slow between the two (a loaded machine)

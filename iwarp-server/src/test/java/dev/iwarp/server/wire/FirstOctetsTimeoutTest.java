@@ -32,7 +32,7 @@ class FirstOctetsTimeoutTest {
     /** A VI/TCP server's answer to an MPA client (draft-dicecco-vitcp-01 §4.3 ConnectReject), then silence. */
     private static Thread vitcpServer(ServerSocket listener, CountDownLatch answered) {
         Thread t = new Thread(() -> {
-            ByteBuf reject = FirstOctets.refusal(PeerFraming.VITCP);
+            ByteBuf reject = PeerFraming.VITCP.refusal();
             try (Socket s = listener.accept()) {
                 s.getOutputStream().write(ByteBufUtil.getBytes(reject));
                 s.getOutputStream().flush();
