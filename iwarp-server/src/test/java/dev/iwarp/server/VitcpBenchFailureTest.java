@@ -24,7 +24,12 @@ class VitcpBenchFailureTest {
                 ServeOptions.on(VitcpWire.server(VitcpConfig.builder().build(), DISCRIMINATOR, false, 1)))) {
             ClientWire client = VitcpWire.client(VitcpConfig.builder().build(), DISCRIMINATOR);
             try (Bench b = Bench.connect(client, s.localAddress(), BenchSettings.of(Bench.Op.write, 4096, 100, 4))) {
-                s.lastSession().connection().channel().close().sync();
+                RpingSession session = s.lastSession();
+                // the session gets its connection once accept returns, which the client need not wait for
+                for (int i = 0; i < 10_000 && session.connection() == null; i++) {
+                    Thread.sleep(1);
+                }
+                session.connection().channel().close().sync();
                 b.connection(0).channel().closeFuture().sync(); // the client's VI saw the close
                 IOException e = assertThrows(IOException.class, () -> b.run(null));
                 assertTrue(e.getMessage().matches("an RDMA Write failed: FLUSHED \\(VI connection ended: TCP "
