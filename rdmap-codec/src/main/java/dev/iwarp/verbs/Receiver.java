@@ -43,6 +43,12 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private int length;
     /** Placement of the tagged segment failed: the stream terminated, nothing more for it. */
     private boolean placeFailed;
+    /**
+     * The RDMAP opcode {@link #onUntaggedHeader} found valid for the untagged ULPDU it answered "deliver", for
+     * {@link #onPayload} to use rather than decode it again; null when there is none (or it was invalid: then the
+     * whole-message path decodes it again and names the error).
+     */
+    private RdmapOpcode deliveredOp;
 
     Receiver(StreamState stream, StreamLifecycle lifecycle, QueuePair qp) {
         this.stream = stream;
@@ -53,6 +59,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     @Override
     public Placement onHeader(ByteBuf ulpdu, int headerLength, int payloadLength) {
         stream.tx().flushPolicy().readStarted();
+        deliveredOp = null;
         if (!stream.isRts()) { // after a Terminate nothing more is processed (RFC 5040 §6.2.2)
             return placement.discard();
         }
@@ -107,6 +114,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
         if (sendOp.queueNumber() != RdmapOpcode.Queues.SEND || sendOp.singleSegment() // Immediate Data
                 || !stream.responder().acceptsSend(untagged.header(ulpdu, at), payloadLength)) {
+            deliveredOp = sendOp;
             return placement.deliver();
         }
         header.clear().writeBytes(ulpdu, at, DdpUntaggedSegment.HEADER_LENGTH);
@@ -182,13 +190,17 @@ final class Receiver implements UlpduReceiver, Placement.Target {
                 }
                 return;
             }
-            int control = ulpdu.getUnsignedByte(at); // untagged: onHeader delivers tagged ones only for the RTR
-            InboundUntagged u = untagged.read(ulpdu);
-            onUntagged(stream.wire().receiveUntagged(control & DdpSegment.VERSION_MASK,
-                    ulpdu.getUnsignedByte(at + 1), u.qn), u);
+            InboundUntagged u = untagged.read(ulpdu); // untagged: onHeader delivers tagged ones only for the RTR
+            RdmapOpcode op = deliveredOp;
+            if (op == null) { // its header failed the checks: decoded again, to throw the error they name
+                op = stream.wire().receiveUntagged(ulpdu.getUnsignedByte(at) & DdpSegment.VERSION_MASK,
+                        ulpdu.getUnsignedByte(at + 1), u.qn);
+            }
+            onUntagged(op, u);
         } catch (RuntimeException | OutOfMemoryError e) {
             failed(e, ulpdu.readerIndex(at), null);
         } finally {
+            deliveredOp = null;
             untagged.clear();
             ulpdu.readerIndex(at);
         }

@@ -123,6 +123,8 @@ public final class IwarpWire {
 
         /** The last SGE posted: bench and serve post the same slices again and again. */
         private Sge lastSge;
+        /** SGEs posted before, from the first that differed from the last one on (a ring's slots, in turn). */
+        private ReuseTable<Sge> sges;
 
         Region(MemoryRegion mr) {
             this.mr = mr;
@@ -132,7 +134,15 @@ public final class IwarpWire {
         Sge sge(int offset, int length) {
             Sge s = lastSge;
             if (s == null || s.offset() != offset || s.length() != length) {
-                s = mr.slice(offset, length);
+                ReuseTable<Sge> t = sges != null || s == null ? sges : (sges = new ReuseTable<>());
+                long key = offset / Math.max(1, length) + 31L * length; // a ring's slots: consecutive keys
+                s = t == null ? null : t.get(key);
+                if (s == null || s.offset() != offset || s.length() != length) {
+                    s = mr.slice(offset, length);
+                    if (t != null) {
+                        t.put(key, s);
+                    }
+                }
                 lastSge = s;
             }
             return s;
@@ -199,6 +209,9 @@ public final class IwarpWire {
         private SendRequest lastRead;
         private SendRequest lastWrite;
         private RecvRequest lastRecv;
+        /** Sends and receives posted before, by wrId, from the first that differed from the last one on (a ring). */
+        private ReuseTable<SendRequest> sends;
+        private ReuseTable<RecvRequest> recvs;
 
         Connection(WireCompletionListener listener) {
             // the listener takes the fields it needs: no object per completion
@@ -238,7 +251,14 @@ public final class IwarpWire {
             Sge sge = ((Region) local).sge(offset, length);
             RecvRequest r = lastRecv;
             if (r == null || r.wrId() != wrId || r.sge() != sge) {
-                r = RecvRequest.of(wrId, sge);
+                ReuseTable<RecvRequest> t = recvs != null || r == null ? recvs : (recvs = new ReuseTable<>());
+                r = t == null ? null : t.get(wrId);
+                if (r == null || r.wrId() != wrId || r.sge() != sge) {
+                    r = RecvRequest.of(wrId, sge);
+                    if (t != null) {
+                        t.put(wrId, r);
+                    }
+                }
                 lastRecv = r;
             }
             qp.postRecv(r);
@@ -249,7 +269,14 @@ public final class IwarpWire {
             Sge sge = ((Region) local).sge(offset, length);
             SendRequest r = lastSend;
             if (!same(r, wrId, sge, 0, 0)) {
-                r = SendRequest.send(wrId, sge);
+                ReuseTable<SendRequest> t = sends != null || r == null ? sends : (sends = new ReuseTable<>());
+                r = t == null ? null : t.get(wrId);
+                if (!same(r, wrId, sge, 0, 0)) {
+                    r = SendRequest.send(wrId, sge);
+                    if (t != null) {
+                        t.put(wrId, r);
+                    }
+                }
                 lastSend = r;
             }
             qp.postSend(r);
