@@ -5,7 +5,7 @@ package dev.iwarp.verbs;
  * {@link Requester} reuses a slot once its completion left, so the fields are set by
  * {@link #read} and {@link #atomic} rather than a constructor.
  */
-final class Outstanding implements Started {
+final class Outstanding implements StartedRequest {
     SendRequest wr;
     int sinkStag;
     long sinkTo;

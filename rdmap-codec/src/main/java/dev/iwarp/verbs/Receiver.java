@@ -66,7 +66,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         }
         header.clear().writeBytes(ulpdu, at, DdpTaggedSegment.HEADER_LENGTH);
         try {
-            op = stream.wire().receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
+            op = stream.messages().receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
             int stag = DdpTaggedSegment.stag(ulpdu, at);
             long to = DdpTaggedSegment.to(ulpdu, at);
             last = (control & DdpSegment.FLAG_LAST) != 0;
@@ -100,7 +100,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private Placement onUntaggedHeader(ByteBuf ulpdu, int at, int control, int payloadLength) {
         RdmapOpcode sendOp;
         try {
-            sendOp = stream.wire().receiveUntagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1),
+            sendOp = stream.messages().receiveUntagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1),
                     DdpUntaggedSegment.qn(ulpdu, at));
         } catch (RuntimeException e) {
             return placement.deliver();
@@ -176,7 +176,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             if (stream.awaitingRtr()) { // once per stream: the RTR path takes a segment
                 DdpSegment seg = DdpCodec.decode(ulpdu);
                 try {
-                    onRtr(seg, stream.wire().receive(seg));
+                    onRtr(seg, stream.messages().receive(seg));
                 } finally {
                     seg.release();
                 }
@@ -184,7 +184,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             }
             int control = ulpdu.getUnsignedByte(at); // untagged: onHeader delivers tagged ones only for the RTR
             InboundUntagged u = untagged.read(ulpdu);
-            onUntagged(stream.wire().receiveUntagged(control & DdpSegment.VERSION_MASK,
+            onUntagged(stream.messages().receiveUntagged(control & DdpSegment.VERSION_MASK,
                     ulpdu.getUnsignedByte(at + 1), u.qn), u);
         } catch (RuntimeException | OutOfMemoryError e) {
             failed(e, ulpdu.readerIndex(at), null);

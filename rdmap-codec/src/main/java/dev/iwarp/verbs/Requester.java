@@ -13,8 +13,8 @@ import dev.iwarp.rdmap.AtomicRequestHeader;
 import dev.iwarp.rdmap.AtomicResponseHeader;
 import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.RdmapException;
+import dev.iwarp.rdmap.RdmapMessages;
 import dev.iwarp.rdmap.RdmapOpcode;
-import dev.iwarp.rdmap.RdmapWire;
 import dev.iwarp.rdmap.TerminateCause;
 import io.netty.buffer.ByteBuf;
 
@@ -67,19 +67,19 @@ final class Requester {
     }
 
     private void sendRtr(RtrMessage type) {
-        RdmapWire wire = stream.wire();
+        RdmapMessages messages = stream.messages();
         switch (type) {
             case WRITE:
-                tx.enqueue(wire.writeRtr(), null);
+                tx.enqueue(messages.writeRtr(), null);
                 break;
             case READ:
                 // a zero-length Read takes an ORD credit and gets a zero-length Read Response
                 outstanding.add(new Outstanding().read(null, 0, 0, 0));
-                tx.enqueue(wire.readRequest(RdmapWire.readRtr(), stream.ctx().alloc()), null);
+                tx.enqueue(messages.readRequest(RdmapMessages.readRtr(), stream.ctx().alloc()), null);
                 break;
             case SEND:
             default:
-                tx.enqueue(wire.sendRtr(), null);
+                tx.enqueue(messages.sendRtr(), null);
                 break;
         }
         tx.transmit(true);
@@ -150,14 +150,14 @@ final class Requester {
                 return;
             }
         }
-        RdmapWire wire = stream.wire();
+        RdmapMessages messages = stream.messages();
         switch (wr.kind()) {
             case SEND:
             case SEND_WITH_INVALIDATE: {
                 RdmapOpcode op = wr.kind() == SendRequest.Kind.SEND
                         ? (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND)
                         : (wr.isSolicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE);
-                tx.enqueue(source(wire.send(op, wr.invalidateStag(), slice(sge)), sge), order.startSent(wr));
+                tx.enqueue(source(messages.send(op, wr.invalidateStag(), slice(sge)), sge), order.startSent(wr));
                 break;
             }
             case RDMA_WRITE:
@@ -166,17 +166,17 @@ final class Requester {
                             "remote TO + length wraps past 2^64"));
                     return;
                 }
-                tx.enqueue(source(wire.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
+                tx.enqueue(source(messages.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
                         order.startSent(wr));
                 break;
             case RDMA_READ:
                 outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
-                tx.enqueue(wire.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
+                tx.enqueue(messages.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
                         wr.remoteTo(), stream.ctx().alloc()), null);
                 requestHeld();
                 break;
             case IMMEDIATE_DATA:
-                tx.enqueue(wire.immediateData(wr.isSolicited(), wr.data(), stream.ctx().alloc()),
+                tx.enqueue(messages.immediateData(wr.isSolicited(), wr.data(), stream.ctx().alloc()),
                         order.startSent(wr));
                 break;
             case ATOMIC_FETCH_ADD:
@@ -186,7 +186,7 @@ final class Requester {
                         : wr.kind() == SendRequest.Kind.ATOMIC_SWAP ? AtomicOp.SWAP : AtomicOp.COMPARE_SWAP;
                 int id = ++nextAtomicId == 0 ? ++nextAtomicId : nextAtomicId; // 0 marks plain Reads
                 outstanding.add(order.startAtomic(wr, id));
-                tx.enqueue(wire.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
+                tx.enqueue(messages.atomicRequest(new AtomicRequestHeader(op.value(), id, wr.remoteStag(),
                         wr.remoteTo(), wr.data(), wr.dataMask(), wr.compare(), wr.compareMask()), stream.ctx().alloc()), null);
                 requestHeld();
                 break;

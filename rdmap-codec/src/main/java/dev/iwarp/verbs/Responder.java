@@ -238,7 +238,7 @@ final class Responder {
     private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
         readsAnswered++;
         readOctetsAnswered += data.readableBytes();
-        DdpOutboundMessage response = stream.wire().readResponse(sinkStag, sinkTo, data);
+        DdpOutboundMessage response = stream.messages().readResponse(sinkStag, sinkTo, data);
         if (stream.parameters().digestsPayload()) {
             // the source may be written (by any peer) while the response is out: the lower layer's CRC
             // must cover exactly the octets sent, so each segment carries its own copy, charged to this peer's
@@ -309,7 +309,7 @@ final class Responder {
                 target.release();
             }
         }
-        tx.enqueue(stream.wire().atomicResponse(new AtomicResponseHeader(h.requestId(), original),
+        tx.enqueue(stream.messages().atomicResponse(new AtomicResponseHeader(h.requestId(), original),
                 stream.ctx().alloc()), releasesIrdSlot());
         tx.transmit(false);
     }

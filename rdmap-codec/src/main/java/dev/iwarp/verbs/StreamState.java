@@ -5,7 +5,7 @@ import dev.iwarp.ddp.DdpSegmenter;
 import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LowerLayer;
-import dev.iwarp.rdmap.RdmapWire;
+import dev.iwarp.rdmap.RdmapMessages;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
@@ -47,7 +47,7 @@ final class StreamState implements StreamLifecycle {
     private LowerLayer lowerLayer;
     /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
     private RdmaObserver observer = RdmaObserver.NONE;
-    private RdmapWire wire;
+    private RdmapMessages messages;
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
     private boolean awaitingRtr;
     /** The send-queue depth (libibverbs {@code max_send_wr}): requests posted and not completed at most. */
@@ -156,8 +156,8 @@ final class StreamState implements StreamLifecycle {
     }
 
     /** The RDMAP messages of this stream's DDP version; {@code null} before RTS. */
-    RdmapWire wire() {
-        return wire;
+    RdmapMessages messages() {
+        return messages;
     }
 
     /** RFC 6581: the Responder sends nothing until the Initiator's RTR arrived. */
@@ -204,7 +204,7 @@ final class StreamState implements StreamLifecycle {
     void establish(LlpParameters p, LowerLayer lower) {
         parameters = p;
         lowerLayer = lower;
-        wire = new RdmapWire(new DdpSegmenter(lower, p.ddpVersion()));
+        messages = new RdmapMessages(new DdpSegmenter(lower, p.ddpVersion()));
         tx.start(lower);
         state = QpState.RTS;
     }
@@ -243,7 +243,7 @@ final class StreamState implements StreamLifecycle {
         // the Terminate is flushed before any completion runs: a ULP that closes the channel when it
         // sees its work flushed must not cut the Terminate off
         String why = "stream terminated: " + t.cause();
-        tx.abort(hold == null ? wire.terminate(t, ctx.alloc()) : null, why);
+        tx.abort(hold == null ? messages.terminate(t, ctx.alloc()) : null, why);
         flushAll(WcStatus.WR_FLUSH_ERR, why);
     }
 

@@ -19,7 +19,7 @@ final class SubmissionOrder {
     private final StreamState stream;
     /** Where the completions go, in submission order. */
     private final CompletionQueue sendCq;
-    private final ArrayDeque<Started> started = new ArrayDeque<>(1); // grows as used: idle streams stay small
+    private final ArrayDeque<StartedRequest> started = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** ORD slots whose completion left, for the next Reads and atomics. */
     private final FreeList<Outstanding> spareSlots = new FreeList<>(SPARE);
     /** Write promises whose write was reported and whose completion left. */
@@ -51,7 +51,7 @@ final class SubmissionOrder {
         return o != null ? o : new Outstanding();
     }
 
-    private <S extends Started> S start(S s) {
+    private <S extends StartedRequest> S start(S s) {
         started.add(s);
         return s;
     }
@@ -62,7 +62,7 @@ final class SubmissionOrder {
     }
 
     /** Records a request's outcome and releases completions in submission order. */
-    void complete(Started s, Completion c) {
+    void complete(StartedRequest s, Completion c) {
         if (s.outcome() == null) {
             s.outcome(c);
         }
@@ -74,7 +74,7 @@ final class SubmissionOrder {
      * every earlier request's completion has left, its own leaves at once, without a {@link Completion}
      * for a reusing listener; otherwise it waits for them as {@link #complete} has it wait.
      */
-    void succeeded(Started s, int byteLength, long value) {
+    void succeeded(StartedRequest s, int byteLength, long value) {
         SendRequest wr = s.wr();
         if (started.peek() != s || s.outcome() != null) {
             complete(s, new Completion(wr.wrId(), WcStatus.SUCCESS, Requester.opcodeOf(wr), byteLength, false, 0,
@@ -95,7 +95,7 @@ final class SubmissionOrder {
 
     /** Hands on the completions at the head of the started requests whose outcome is known. */
     private void releaseCompleted() {
-        Started head;
+        StartedRequest head;
         while ((head = started.peek()) != null && head.outcome() != null) {
             started.poll();
             stream.sendSlotFreed();
@@ -109,7 +109,7 @@ final class SubmissionOrder {
     }
 
     /** An ORD slot off both queues serves a later Read or atomic. */
-    private void reuse(Started s) {
+    private void reuse(StartedRequest s) {
         if (s instanceof Outstanding) {
             ((Outstanding) s).clear();
             spareSlots.offer((Outstanding) s);
@@ -121,7 +121,7 @@ final class SubmissionOrder {
      * handed to the lower layer whose write has not completed yet are flushed too.
      */
     void flush(String why) {
-        Started p;
+        StartedRequest p;
         while ((p = started.poll()) != null) {
             stream.sendSlotFreed();
             Completion c = p.outcome() != null ? p.outcome()
@@ -138,7 +138,7 @@ final class SubmissionOrder {
      * once the segment was handed to the lower layer. Armed again for a later request once its completion
      * left in order.
      */
-    private final class Sent extends WritePromise implements Started {
+    private final class Sent extends WritePromise implements StartedRequest {
         private SendRequest wr;
         private Completion outcome;
 

@@ -5,7 +5,7 @@ package dev.iwarp.verbs;
  * request's is, so completions leave in submission order (RFC 5040 §5.5). Each kind is one object that
  * carries what it needs: no separate promise or record per request.
  */
-interface Started {
+interface StartedRequest {
     /** The work request; null only for a Read RTR, which is never started. */
     SendRequest wr();
 

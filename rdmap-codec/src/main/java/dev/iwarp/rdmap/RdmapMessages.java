@@ -12,16 +12,17 @@ import io.netty.buffer.Unpooled;
 import java.util.Objects;
 
 /**
- * The RDMAP wire rules of one stream, in both directions, for the stream's version: which control
+ * The RDMAP messages of one stream, in both directions, for the stream's version: which control
  * octet, buffer model, queue and header each message type has on the way out (RFC 5040 §4, RFC 7306),
  * and the header checks every incoming segment passes before the engine acts on it (RFC 5040 §7,
- * RFC 5041 §7.2). The engine builds and judges messages only through this class.
+ * RFC 5041 §7.2). The engine builds and judges messages only through this class. ({@link RdmapSegments}
+ * by contrast makes single segments with explicit MSNs, for tests and tools, outside any stream.)
  *
  * <p>Outbound methods return {@link DdpOutboundMessage}s that are cut into segments lazily; a method
  * taking a {@code payload} takes ownership of it, one taking an allocator allocates the RDMAP header.
  * MSNs come from the stream's {@link DdpSegmenter}. Confined to the stream's event loop.
  */
-public final class RdmapWire {
+public final class RdmapMessages {
     /** STag the Initiator names in a Write or Read RTR (siw uses 1: some hardware treats 0 specially). */
     public static final int RTR_STAG = 1;
 
@@ -29,7 +30,7 @@ public final class RdmapWire {
     private final int version;
 
     /** @param segmenter the stream's segmenter; its DDP version is the stream's RDMAP version too */
-    public RdmapWire(DdpSegmenter segmenter) {
+    public RdmapMessages(DdpSegmenter segmenter) {
         this.segmenter = Objects.requireNonNull(segmenter, "segmenter");
         this.version = segmenter.ddpVersion();
     }
