@@ -10,6 +10,7 @@ import dev.iwarp.ddp.llp.LlpStartupEvent;
 import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,6 +37,7 @@ import java.util.List;
  */
 public final class RdmaEngine extends ChannelDuplexHandler {
     static final Logger LOG = LoggerFactory.getLogger(RdmaEngine.class);
+    private static final VerbsAccess VERBS = VerbsAccess.get();
 
     private final StreamState stream;
     /** How errors, the peer's Terminate, connection loss and close end the stream. */
@@ -46,7 +48,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     private final Receiver receiver;
 
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
-        this.qp = new QueuePair(this);
+        this.qp = VERBS.queuePair(new QueuePairCalls(this));
         this.stream = new StreamState(pd, sendCq, recvCq, qp);
         this.lifecycle = stream;
         TaggedBufferTable table = pd.device().table();

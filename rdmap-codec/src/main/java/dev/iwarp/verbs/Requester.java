@@ -16,6 +16,7 @@ import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapMessages;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayDeque;
@@ -28,6 +29,7 @@ import java.util.Set;
  * matched against the outstanding requests and placed into their sinks. Confined to the event loop.
  */
 final class Requester {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
     private final StreamState stream;
     /** Where requests and the RTR are written and flushed. */
     private final MessageTransmitter tx;
@@ -89,7 +91,7 @@ final class Requester {
         QpState s = stream.state();
         if (s == QpState.ERROR || s == QpState.TERMINATE || s == QpState.CLOSING) {
             stream.sendSlotFreed();
-            sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            VERBS.add(sendCq, VERBS.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
         sendQueue.add(wr);
@@ -145,7 +147,7 @@ final class Requester {
         if (sge != null) {
             MemoryRegion mr = sge.region();
             if (!mr.isValid() || mr.pd() != pd || (needsResponse(wr) && !mr.access().contains(Access.LOCAL_WRITE))) {
-                fail(wr, Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
+                fail(wr, VERBS.error(wr.wrId(), opcodeOf(wr), WcStatus.LOC_PROT_ERR,
                         "local SGE " + sge + (mr.pd() != pd ? " of another PD" : "")));
                 return;
             }
@@ -162,7 +164,7 @@ final class Requester {
             }
             case RDMA_WRITE:
                 if (sge.length() > 0 && Long.compareUnsigned(wr.remoteTo() + sge.length() - 1, wr.remoteTo()) < 0) {
-                    fail(wr, Completion.error(wr.wrId(), WcOpcode.RDMA_WRITE, WcStatus.LOC_PROT_ERR,
+                    fail(wr, VERBS.error(wr.wrId(), WcOpcode.RDMA_WRITE, WcStatus.LOC_PROT_ERR,
                             "remote TO + length wraps past 2^64"));
                     return;
                 }
@@ -310,14 +312,14 @@ final class Requester {
         Outstanding o;
         while ((o = outstanding.poll()) != null) {
             if (o.wr != null) {
-                o.outcome(Completion.error(o.wr.wrId(), opcodeOf(o.wr), outstandingStatus, why));
+                o.outcome(VERBS.error(o.wr.wrId(), opcodeOf(o.wr), outstandingStatus, why));
             }
         }
         order.flush(why);
         SendRequest wr;
         while ((wr = sendQueue.poll()) != null) {
             stream.sendSlotFreed();
-            sendCq.add(Completion.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
+            VERBS.add(sendCq, VERBS.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, why));
         }
     }
 

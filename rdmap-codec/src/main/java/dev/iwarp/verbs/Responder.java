@@ -19,6 +19,7 @@ import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
@@ -34,6 +35,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * of a refused segment is placed. Confined to the event loop.
  */
 final class Responder {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
     /** Response promises kept for reuse at most. */
     private static final int SPARE_RESPONSE_PROMISES = 64;
     private final StreamState stream;
@@ -118,12 +120,12 @@ final class Responder {
     void postRecv(RecvRequest r) {
         QpState s = stream.state();
         if (s == QpState.ERROR || s == QpState.TERMINATE) {
-            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
+            VERBS.add(recvCq, VERBS.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
         MemoryRegion mr = r.sge().region();
         if (!mr.isValid() || mr.pd() != pd || !mr.access().contains(Access.LOCAL_WRITE)) {
-            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
+            VERBS.add(recvCq, VERBS.error(r.wrId(), WcOpcode.RECV, WcStatus.LOC_PROT_ERR, "receive buffer " + mr
                     + " is not a valid LOCAL_WRITE region of " + pd));
             return;
         }
@@ -139,7 +141,7 @@ final class Responder {
 
     private void post(RecvRequest r) {
         Sge sge = r.sge();
-        receives.post(sge.region().tagged(), sge.offset(), sge.length(), r); // on demand: memory when placed
+        receives.post(VERBS.taggedBuffer(sge.region()), sge.offset(), sge.length(), r); // on demand: memory when placed
     }
 
     // ------------------------------------------------------------------ tagged
@@ -383,7 +385,7 @@ final class Responder {
         }
         sendsReceived++;
         sendOctetsReceived += p.messageLength();
-        recvCq.addSuccess(p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
+        VERBS.addSuccess(recvCq, p.context().wrId(), immediate ? WcOpcode.RECV_IMMEDIATE : WcOpcode.RECV,
                 p.messageLength(), op.invalidates(), op.invalidates() ? stag : 0, immediateValue, op.solicitedEvent());
     }
 
@@ -404,11 +406,11 @@ final class Responder {
     void flush(String why) {
         takePosted();
         if (receives != null) {
-            receives.flush(r -> recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
+            receives.flush(r -> VERBS.add(recvCq, VERBS.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why)));
         }
         RecvRequest r;
         while (earlyReceives != null && (r = earlyReceives.poll()) != null) {
-            recvCq.add(Completion.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
+            VERBS.add(recvCq, VERBS.error(r.wrId(), WcOpcode.RECV, WcStatus.WR_FLUSH_ERR, why));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.verbs.internal.WritePromise;
 import dev.iwarp.ddp.FreeList;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.channel.ChannelPromise;
 
 import java.util.ArrayDeque;
@@ -14,6 +15,7 @@ import java.util.ArrayDeque;
  * listener without a {@link Completion} object. Confined to the event loop.
  */
 final class SubmissionOrder {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
     /** Objects of each kind kept for reuse at most (kept only once used: an idle stream holds none). */
     private static final int SPARE = 128; // a send queue 128 deep (perftest's default) allocates nothing once warm
     private final StreamState stream;
@@ -77,8 +79,8 @@ final class SubmissionOrder {
     void succeeded(StartedRequest s, int byteLength, long value) {
         SendRequest wr = s.wr();
         if (started.peek() != s || s.outcome() != null) {
-            complete(s, new Completion(wr.wrId(), WcStatus.SUCCESS, Requester.opcodeOf(wr), byteLength, false, 0,
-                    value, false, null));
+            complete(s, VERBS.success(wr.wrId(), Requester.opcodeOf(wr), byteLength, false, 0, value,
+                    false));
             return;
         }
         started.poll();
@@ -88,7 +90,7 @@ final class SubmissionOrder {
             spareSent.offer(((Sent) s).spare()); // its write was reported: nothing below holds it any more
         }
         if (wr.isSignaled()) {
-            sendCq.addSuccess(wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
+            VERBS.addSuccess(sendCq, wr.wrId(), Requester.opcodeOf(wr), byteLength, value);
         }
         releaseCompleted();
     }
@@ -103,7 +105,7 @@ final class SubmissionOrder {
             boolean report = !done.isSuccess() || head.wr().isSignaled();
             reuse(head);
             if (report) {
-                sendCq.add(done);
+                VERBS.add(sendCq, done);
             }
         }
     }
@@ -125,10 +127,10 @@ final class SubmissionOrder {
         while ((p = started.poll()) != null) {
             stream.sendSlotFreed();
             Completion c = p.outcome() != null ? p.outcome()
-                    : Completion.error(p.wr().wrId(), Requester.opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
+                    : VERBS.error(p.wr().wrId(), Requester.opcodeOf(p.wr()), WcStatus.WR_FLUSH_ERR, why);
             p.outcome(c);
             if (!c.isSuccess() || p.wr().isSignaled()) {
-                sendCq.add(c);
+                VERBS.add(sendCq, c);
             }
         }
     }
@@ -181,7 +183,7 @@ final class SubmissionOrder {
             if (cause == null) {
                 succeeded(this, wr.length(), 0);
             } else {
-                complete(this, Completion.error(wr.wrId(), Requester.opcodeOf(wr), WcStatus.WR_FLUSH_ERR,
+                complete(this, VERBS.error(wr.wrId(), Requester.opcodeOf(wr), WcStatus.WR_FLUSH_ERR,
                         String.valueOf(cause)));
             }
         }
