@@ -80,7 +80,7 @@ def main():
     mpa_startup = res('mpa-codec', 'dev.iwarp.mpa', 'MpaStartupFuzzTest', 'startup')
     mpa_framer = res('mpa-codec', 'dev.iwarp.mpa', 'MpaFramerFuzzTest', 'framer')
     ddp = res('ddp-codec', 'dev.iwarp.ddp', 'DdpFuzzTest', 'codecAndPlacement')
-    rdmap = res('rdmap-codec', 'dev.iwarp.verbs', 'RdmapFuzzTest', 'receive')
+    rdmap = res('rdmap-codec', 'dev.iwarp.rdmap.engine', 'RdmapFuzzTest', 'receive')
     for name in sorted(os.listdir(PCAPS)):
         if not name.endswith('.pcap'):
             continue

@@ -2,10 +2,10 @@ package dev.iwarp.bootstrap;
 
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RdmaEngine;
 
 import java.util.Objects;
 import java.util.function.Consumer;

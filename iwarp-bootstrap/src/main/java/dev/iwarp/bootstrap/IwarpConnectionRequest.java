@@ -1,9 +1,9 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RdmaEngine;
 import io.netty.channel.Channel;
 
 import java.util.Objects;

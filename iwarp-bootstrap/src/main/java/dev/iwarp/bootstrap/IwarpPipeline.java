@@ -4,7 +4,7 @@ import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.mpa.MpaStartupHandler;
-import dev.iwarp.verbs.RdmaEngine;
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import io.netty.channel.ChannelPipeline;
 
 import java.util.function.Consumer;

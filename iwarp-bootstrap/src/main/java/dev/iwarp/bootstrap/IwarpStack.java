@@ -1,6 +1,7 @@
 package dev.iwarp.bootstrap;
 
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.MemoryBudget;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;

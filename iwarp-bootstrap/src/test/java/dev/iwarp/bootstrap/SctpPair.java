@@ -1,11 +1,11 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.sctp.SctpSettings;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaDevice;
-import dev.iwarp.verbs.RdmaEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

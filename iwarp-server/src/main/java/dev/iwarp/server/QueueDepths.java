@@ -1,7 +1,7 @@
 package dev.iwarp.server;
 
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RdmaEngine;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;

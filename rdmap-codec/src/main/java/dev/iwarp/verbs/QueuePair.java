@@ -2,6 +2,8 @@ package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.rdmap.TerminateMessage;
+import dev.iwarp.verbs.internal.QueuePairEngine;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
@@ -11,9 +13,13 @@ import io.netty.util.concurrent.Future;
  * on the connection's event loop and completes on the send and receive completion queues in order.
  */
 public final class QueuePair {
-    private final RdmaEngine engine;
+    static {
+        VerbsAccess.install(new EngineAccess()); // the engine's access to this package (VerbsAccess.get)
+    }
 
-    QueuePair(RdmaEngine engine) {
+    private final QueuePairEngine engine;
+
+    QueuePair(QueuePairEngine engine) {
         this.engine = engine;
     }
 
@@ -24,12 +30,7 @@ public final class QueuePair {
      *                                and not completed yet; the request was not queued
      */
     public void postSend(SendRequest request) {
-        engine.stream().takeSendSlot();
-        if (engine.inEventLoop()) {
-            engine.stream().requester().postSend(request); // e.g. from a completion listener: no task object
-        } else {
-            engine.submit(() -> engine.stream().requester().postSend(request));
-        }
+        engine.postSend(request);
     }
 
     /**
@@ -38,24 +39,17 @@ public final class QueuePair {
      * afterwards finds it. Receives complete in posting order.
      */
     public void postRecv(RecvRequest request) {
-        Responder responder = engine.stream().responder();
-        if (engine.inEventLoop()) {
-            responder.takePosted(); // receives posted earlier from other threads keep their place
-            responder.postRecv(request);
-        } else {
-            responder.postRecvFromAnyThread(request);
-            engine.submit(responder::takePosted);
-        }
+        engine.postRecv(request);
     }
 
     /** The send-queue depth: requests posted and not completed at most (libibverbs {@code max_send_wr}). */
     public int sendQueueDepth() {
-        return engine.stream().sendQueueDepth();
+        return engine.sendQueueDepth();
     }
 
     /** Send-queue requests posted and not completed yet (any thread). */
     public int sendRequestsPosted() {
-        return engine.stream().sendWrsPosted();
+        return engine.sendRequestsPosted();
     }
 
     /**
@@ -63,14 +57,12 @@ public final class QueuePair {
      * to the event loop like the rest of the stream: call it there (monitoring samples it from a task).
      */
     public int irdInUse() {
-        Responder r = engine.stream().responder();
-        return r == null ? 0 : r.irdInUse();
+        return engine.irdInUse();
     }
 
     /** Outbound RDMA Read and Atomic Requests outstanding against ORD (RFC 5040 §5.2). On the event loop. */
     public int ordInUse() {
-        Requester r = engine.stream().requester();
-        return r == null ? 0 : r.ordInUse();
+        return engine.ordInUse();
     }
 
     /**
@@ -78,23 +70,23 @@ public final class QueuePair {
      * a Read Response waits for the read-response rate). On the event loop; walks the queue, so not per message.
      */
     public long queuedOctets() {
-        return engine.stream().tx().queuedOctets();
+        return engine.queuedOctets();
     }
 
     public QpState state() {
-        return engine.stream().state();
+        return engine.state();
     }
 
     public ProtectionDomain pd() {
-        return engine.stream().pd();
+        return engine.pd();
     }
 
     public CompletionQueue sendCq() {
-        return engine.stream().sendCq();
+        return engine.sendCq();
     }
 
     public CompletionQueue recvCq() {
-        return engine.stream().recvCq();
+        return engine.recvCq();
     }
 
     /** The channel carrying this stream, once attached. */
@@ -108,7 +100,7 @@ public final class QueuePair {
      * {@code connectionParameters().framing(MpaParameters.class).crc()} over MPA.
      */
     public LlpParameters connectionParameters() {
-        return engine.stream().parameters();
+        return engine.connectionParameters();
     }
 
     /** Completes when the stream reaches RTS; fails if startup fails or the peer rejects. */
@@ -122,7 +114,7 @@ public final class QueuePair {
      * control word out in a non-RFC bit order).
      */
     public TerminateMessage peerTerminate() {
-        return engine.stream().peerTerminate();
+        return engine.peerTerminate();
     }
 
     /**
@@ -130,12 +122,12 @@ public final class QueuePair {
      * Counted on the event loop: call it there (a completion callback, a close listener) or after the channel closed.
      */
     public PeerActivity peerActivity() {
-        return engine.stream().responder().peerActivity();
+        return engine.peerActivity();
     }
 
     /** Graceful close: requests already posted are sent, then TCP is closed (RFC 5040 §6.2.1). */
     public Future<Void> close() {
-        return engine.closeGracefully();
+        return engine.close();
     }
 
     @Override

@@ -5,11 +5,11 @@ import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.bootstrap.ListenOptions;
 import dev.iwarp.ift.IftSettings;
 
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.RdmaDevice;
-import dev.iwarp.verbs.RdmaEngine;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
 import dev.iwarp.verbs.WorkCompletion;
