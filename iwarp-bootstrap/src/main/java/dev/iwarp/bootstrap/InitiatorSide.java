@@ -3,7 +3,7 @@ package dev.iwarp.bootstrap;
 import dev.iwarp.bootstrap.tls.TlsLayer;
 import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.RdmaEngine;
+import dev.iwarp.rdmap.engine.RdmaEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
