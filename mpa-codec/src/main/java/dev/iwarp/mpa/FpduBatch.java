@@ -1,9 +1,13 @@
 package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.PromiseNotifier;
+
+import java.util.Arrays;
 
 /**
  * Consecutive small FPDUs ({@link FpduWriter#writeSmallFpdu}) appended into one buffer that leaves as one
@@ -11,12 +15,14 @@ import io.netty.channel.ChannelPromise;
  * walk of its write, its removal once sent) cost the sending loop more than building the FPDU does. The octets
  * are those the FPDUs would have been one by one, in the same order.
  *
- * <p>A batch ends (is written below the framer) when it is full ({@link #MAX_OCTETS}), at a write carrying a real
- * promise (the batch then goes with that promise, which thus completes once every earlier FPDU of the batch was
- * written too), and, through {@link #end}, before any other write passes the framer, at flush, close (a TCP
- * channel's disconnect is a close), when the channel goes inactive and when the framer is removed: nothing
- * stays open on an idle connection, and nothing is held back past a flush. Not thread-safe: confined to the
- * framer's event loop.
+ * <p>A batch ends (is written below the framer) when it is full ({@link #MAX_OCTETS}) and, through {@link #end},
+ * before any other write passes the framer, at flush, close (a TCP channel's disconnect is a close), when the
+ * channel goes inactive and when the framer is removed: nothing stays open on an idle connection, and nothing is
+ * held back past a flush. An FPDU written with a real promise joins the batch like any other: its promise
+ * completes when the batch was written (so once every earlier FPDU was written too), as it would have on its own
+ * at the same flush. A Read Response carries such a promise (its IRD slot frees once it was written), so a
+ * batch that ended at each real promise gave a burst of small Read Responses one buffer and one entry each.
+ * Not thread-safe: confined to the framer's event loop.
  */
 final class FpduBatch {
     /**
@@ -37,11 +43,13 @@ final class FpduBatch {
      * batches are full, and a stalled connection's outbound buffer holds little unused capacity per octet.
      */
     private int nextCapacity;
+    /** The real promises of the FPDUs in {@link #buf}, in order; at most one per FPDU, so bounded by the batch. */
+    private ChannelPromise[] promises = new ChannelPromise[4];
+    private int promiseCount;
 
     /**
      * Appends an FPDU of {@code length} octets from {@code fpdu} followed by the CRC field {@code crcField}
-     * (RFC 5044 §4.4: little-endian; 0 when unused). A void {@code promise} leaves the batch open; a real
-     * one ends it with this FPDU, the batch written with that promise.
+     * (RFC 5044 §4.4: little-endian; 0 when unused). {@code promise} completes when the batch was written.
      */
     void append(ChannelHandlerContext ctx, byte[] fpdu, int length, int crcField, ChannelPromise promise) {
         int wire = length + MpaFramer.CRC_LENGTH;
@@ -63,14 +71,37 @@ final class FpduBatch {
             holdsVoidWrites = true;
             return;
         }
-        write(ctx, promise);
+        if (promiseCount == promises.length) {
+            promises = Arrays.copyOf(promises, promiseCount * 2);
+        }
+        promises[promiseCount++] = promise;
     }
 
-    /** Writes the open batch, if any, below the framer with a void promise. */
+    /** Writes the open batch, if any, below the framer, with the promises of its FPDUs. */
     void end(ChannelHandlerContext ctx) {
         if (buf != null) {
-            write(ctx, ctx.voidPromise());
+            write(ctx, batchPromise(ctx));
         }
+    }
+
+    /** One promise for the whole batch: void, its one FPDU's, or one that completes each FPDU's in order. */
+    private ChannelPromise batchPromise(ChannelHandlerContext ctx) {
+        int n = promiseCount;
+        if (n == 0) {
+            return ctx.voidPromise();
+        }
+        ChannelPromise[] p = promises;
+        promiseCount = 0;
+        if (n == 1) {
+            ChannelPromise only = p[0];
+            p[0] = null;
+            return only;
+        }
+        ChannelPromise[] each = Arrays.copyOf(p, n);
+        Arrays.fill(p, 0, n, null);
+        ChannelPromise all = ctx.newPromise();
+        all.addListener(new PromiseNotifier<Void, ChannelFuture>(false, each));
+        return all;
     }
 
     private void write(ChannelHandlerContext ctx, ChannelPromise promise) {

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Consecutive small FPDUs ({@link MpaFramer#writeUlpdu} with a payload the framer copies) leave as one buffer
- * and one outbound entry until a flush, a real promise, another write or a full batch ends them; the octets on
+ * and one outbound entry until a flush, another write or a full batch ends them; the octets on
  * the wire are exactly those of the FPDUs one by one (checked against {@link MpaTestUtil.ReferenceSender},
  * written from RFC 5044 §4 on plain arrays).
  */
@@ -37,13 +37,15 @@ class MpaFramerBatchTest {
     private static final int BATCH = 16 * 1024;
 
     /**
-     * N small ULPDUs written with void promises, then one flush: the outbound entries and the buffers allocated.
-     * One of each per FPDU before batching (256 and 256 for N = 256); now one of each per batch: 21 for N = 256
-     * 1 KiB payloads (batches of 1, 2, 4, 8, then 15 FPDUs: a batch is never grown, the next is twice as large).
+     * N small ULPDUs written with void promises (or each with its own promise, as Read Responses are), then one
+     * flush: the outbound entries and the buffers allocated. One of each per FPDU before batching (256 and 256 for
+     * N = 256); now one of each per batch: 21 for N = 256 1 KiB payloads (batches of 1, 2, 4, 8, then 15 FPDUs: a
+     * batch is never grown, the next is twice as large). Every real promise completes at the flush.
      */
     @ParameterizedTest
-    @CsvSource({"true, 1024, 256", "false, 1024, 256", "true, 64, 256", "true, 0, 64"})
-    void aFlushedBurstOfSmallFpdusLeavesInFewBuffers(boolean crc, int payloadLength, int n) {
+    @CsvSource({"true, 1024, 256, false", "false, 1024, 256, false", "true, 64, 256, false", "true, 0, 64, false",
+            "true, 1024, 256, true", "true, 64, 256, true"})
+    void aFlushedBurstOfSmallFpdusLeavesInFewBuffers(boolean crc, int payloadLength, int n, boolean realPromises) {
         CountingAllocator alloc = new CountingAllocator();
         MpaFramer framer = new MpaFramer(crc, false, false, 0xFFFF, 64768, false);
         EmbeddedChannel tx = new EmbeddedChannel();
@@ -52,11 +54,18 @@ class MpaFramerBatchTest {
         MpaTestUtil.ReferenceSender reference = new MpaTestUtil.ReferenceSender(false, crc);
         Random rnd = new Random(payloadLength + n);
         ByteBuf header = Unpooled.buffer(18);
+        List<ChannelPromise> promises = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            byte[] ulpdu = writeOne(framer, header, rnd, 18, payloadLength, tx.voidPromise());
+            ChannelPromise promise = realPromises ? tx.newPromise() : tx.voidPromise();
+            if (realPromises) {
+                promises.add(promise);
+            }
+            byte[] ulpdu = writeOne(framer, header, rnd, 18, payloadLength, promise);
             reference.emit(ulpdu);
         }
+        assertTrue(promises.stream().noneMatch(ChannelPromise::isDone), "no promise completes before the flush");
         tx.flush();
+        assertTrue(promises.stream().allMatch(ChannelPromise::isSuccess), "every promise completes at the flush");
         int wire = wire(18 + payloadLength);
         List<ByteBuf> out = drainBuffers(tx);
         int entries = out.size();
@@ -160,12 +169,12 @@ class MpaFramerBatchTest {
     }
 
     /**
-     * A real promise ends the batch: the batch goes with it (so it completes once the FPDUs before it went too),
-     * and the next FPDU opens a new one. Another write passing the framer (here an object it does not frame)
-     * first sends the open batch: order on the wire is the order of the writes.
+     * A real promise joins the batch and completes when the batch was written, not before; the FPDUs after it
+     * join the same batch. Another write passing the framer (here an object it does not frame) first sends the
+     * open batch: order on the wire is the order of the writes.
      */
     @Test
-    void aRealPromiseAndOtherWritesEndTheBatch() {
+    void aRealPromiseJoinsTheBatchAndOtherWritesEndIt() {
         MpaFramer framer = new MpaFramer(true, false, false, 0xFFFF, 64768, false);
         EmbeddedChannel tx = new EmbeddedChannel(framer);
         Random rnd = new Random(5);
@@ -182,18 +191,16 @@ class MpaFramerBatchTest {
         ChannelPromise promise = tx.newPromise();
         first.emit(writeOne(framer, header, rnd, 18, 100, promise));
         assertFalse(promise.isDone(), "completes once written to the socket, at the flush");
-        writeOne(framer, header, rnd, 18, 100, tx.voidPromise());
+        first.emit(writeOne(framer, header, rnd, 18, 100, tx.voidPromise()));
         Object marker = new Object();
         tx.write(marker);
+        assertFalse(promise.isDone(), "written below the framer, not yet flushed to the socket");
         writeOne(framer, header, rnd, 18, 100, tx.voidPromise());
         tx.flush();
         assertTrue(promise.isSuccess());
         ByteBuf batch = tx.readOutbound();
-        assertArrayEquals(first.bytes(), ChannelOctets.bytes(batch), "four FPDUs, the promise's last");
+        assertArrayEquals(first.bytes(), ChannelOctets.bytes(batch), "five FPDUs, the promise's fourth");
         batch.release();
-        ByteBuf second = tx.readOutbound();
-        assertEquals(wire(118), second.readableBytes(), "the FPDU written before the object");
-        second.release();
         assertSame(marker, tx.readOutbound());
         ByteBuf third = tx.readOutbound();
         assertEquals(wire(118), third.readableBytes());
@@ -232,8 +239,11 @@ class MpaFramerBatchTest {
         writeOne(framer, header, rnd, 18, 10, tx.voidPromise());
         ChannelPromise promise = tx.newPromise();
         writeOne(framer, header, rnd, 18, 10, promise);
+        ChannelPromise another = tx.newPromise();
+        writeOne(framer, header, rnd, 18, 10, another);
         tx.flush();
         assertTrue(promise.cause() instanceof IOException, "the real promise fails");
+        assertTrue(another.cause() instanceof IOException, "and so does the other one in the same batch");
         assertFalse(caught.isEmpty(), "and so does the void write before it, through exceptionCaught");
         assertFalse(tx.finish());
     }
