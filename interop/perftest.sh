@@ -242,6 +242,12 @@ EOF
   fi
 
   if [[ $PARTS == *A* ]]; then
+    # the transcript the READMEs' stock ib_write_bw sample is compared with (.ci/run's CI samples step): the command
+    # as the guest ran it, then what it printed (without siwvm-capture's packet count)
+    if [[ -f $DIR/ib_write_bw.out ]]; then
+      { echo "guest\$ ib_write_bw -R -d siw0 -s 4096 -n 20 -p $BASE 10.0.2.2"
+        grep -v '^siwvm-capture: ' "$DIR/ib_write_bw.out" || true; } > "$DIR/ib_write_bw.sample"
+    fi
     for t in ib_write_bw ib_send_bw; do
       row "$t" "stock $t -R -s 4096 -n 20 -> ours: result line, rc 0, no error words" \
         'rc $t.rc 0' 'has $t.out "$BW_LINE"' 'clean $t.out' 'rc srv-$t.rc 0'

@@ -68,6 +68,8 @@ stop_serve() {  # stop_serve NAME: SIGTERM and wait for the clean shutdown line
 host_client() {  # host_client NAME args...: our jar as a client, output NAME.out, exit code NAME.rc
   local name=$1; shift
   set +e; timeout 60 java -jar "$JAR" "$@" > "$DIR/$name.out" 2>&1; echo $? > "$DIR/$name.rc"; set -e
+  # NAME.sample: the command as the READMEs write it, then its output (.ci/run compares the marked samples with it)
+  { echo "\$ java -jar iwarp-server.jar $*"; cat "$DIR/$name.out"; } > "$DIR/$name.sample"
   say "  host  $name: $(tail -1 "$DIR/$name.out") (exit $(cat "$DIR/$name.rc"))"
 }
 

@@ -19,6 +19,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -150,7 +151,8 @@ public final class MpaPipelineExample {
             Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ServerInitializer(settings, "welcome".getBytes(StandardCharsets.US_ASCII)))
                     .bind("127.0.0.1", 0).sync().channel();
-            out.println("server: MPA Responder on " + server.localAddress());
+            InetSocketAddress where = (InetSocketAddress) server.localAddress(); // 127.0.0.1:PORT, not /127.0.0.1:PORT
+            out.println("server: MPA Responder on " + where.getHostString() + ":" + where.getPort());
             ClientInitializer client = new ClientInitializer(settings, message);
             Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class).handler(client)
                     .connect(server.localAddress()).sync().channel();

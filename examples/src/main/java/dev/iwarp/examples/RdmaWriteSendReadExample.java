@@ -94,7 +94,8 @@ public final class RdmaWriteSendReadExample {
                 qp.postRecv(RecvRequest.of(1, serverRecv.all())); // before the client's first Send can arrive
                 accepted.complete(qp);
             });
-            out.printf("server: listening on %s, region STag 0x%08x TO 0x%016x%n", listener.localAddress(),
+            InetSocketAddress where = (InetSocketAddress) listener.localAddress(); // written 127.0.0.1:PORT, not /127...
+            out.printf("server: listening on %s:%d, region STag 0x%08x TO 0x%016x%n", where.getHostString(), where.getPort(),
                     target.stag(), target.iova());
 
             // --- client: connect with ORD 1 (it will RDMA Read), read the advertisement

@@ -23,6 +23,7 @@ class ExamplesTest {
         assertEquals(RdmaWriteSendReadExample.GREETING, o.clientReadBack());
         String text = printed.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("client: connected; the server's region is STag 0x"), text);
+        assertTrue(text.matches("(?s)server: listening on 127\\.0\\.0\\.1:\\d+, region .*"), text); // not /127.0.0.1
         assertTrue(text.endsWith("both: closed" + System.lineSeparator()), text);
     }
 
@@ -32,6 +33,8 @@ class ExamplesTest {
         assertEquals("hello over MPA", MpaPipelineExample.run("hello over MPA",
                 new PrintStream(printed, true, StandardCharsets.UTF_8)));
         assertTrue(printed.toString(StandardCharsets.UTF_8).contains("client: MPA Reply Private Data \"welcome\""));
+        assertTrue(printed.toString(StandardCharsets.UTF_8).matches("(?s)server: MPA Responder on 127\\.0\\.0\\.1:\\d+\\R.*"),
+                printed.toString(StandardCharsets.UTF_8));
     }
 
     @Test

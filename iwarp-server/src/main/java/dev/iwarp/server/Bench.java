@@ -35,6 +35,7 @@ final class Bench implements AutoCloseable {
     private String startParameters;
     /** Set by {@link #interrupt} (SIGINT): the running phase stops posting and ends with what completed. */
     private volatile boolean interrupted;
+    private volatile boolean interruptedInWarmup;
 
     private Bench(BenchSettings s, List<BenchConnection> connections, LongAdder progress, EventLoopThreadCost threads) {
         this.s = s;
@@ -97,6 +98,11 @@ final class Bench implements AutoCloseable {
         return interrupted;
     }
 
+    /** Whether {@link #interrupt} came during the warm-up: then nothing was measured. */
+    boolean wasInterruptedInWarmup() {
+        return interruptedInWarmup;
+    }
+
     /** Iterations in flight per connection, as granted (the least over the connections). */
     int depth() {
         return connections.stream().mapToInt(BenchConnection::depth).min().orElse(0);
@@ -129,6 +135,7 @@ final class Bench implements AutoCloseable {
                 phase(s.warmupIterations(), false, 0);
             }
             long warmupTaken = System.nanoTime() - warmupStart;
+            interruptedInWarmup = interrupted;
             BenchCost.Snapshot server0 = serverCost == null ? BenchCost.Snapshot.UNKNOWN : serverCost.get();
             BenchCost.Snapshot process0 = BenchCost.Snapshot.ofThisProcess();
             long cpu0 = threads.cpuNanos();
@@ -136,7 +143,9 @@ final class Bench implements AutoCloseable {
             Meter meter = new Meter(progress, progressOut, s.size());
             long start = System.nanoTime();
             try {
-                phase(s.durationNanos() > 0 ? Long.MAX_VALUE : s.iterations(), true, s.durationNanos());
+                if (!interruptedInWarmup) { // Ctrl-C in the warm-up: no measured phase
+                    phase(s.durationNanos() > 0 ? Long.MAX_VALUE : s.iterations(), true, s.durationNanos());
+                }
             } finally {
                 meter.stop();
             }

@@ -148,9 +148,9 @@ final class BenchCommand implements Callable<Integer> {
                     case csv -> BenchReport.csv(out, r, partial);
                     default -> {
                         if (partial) {
-                            out.println(BenchReport.partialNote(r));
+                            out.println(BenchReport.partialNote(r, bench.wasInterruptedInWarmup()));
                         }
-                        BenchReport.text(out, r);
+                        BenchReport.text(out, r, bench.wasInterruptedInWarmup());
                     }
                 }
                 out.flush();

@@ -52,6 +52,11 @@ final class BenchReport {
 
     /** The result table (perftest's columns), the cost per message and a totals line. */
     static void text(PrintWriter out, BenchResult r) {
+        text(out, r, false);
+    }
+
+    /** As {@link #text(PrintWriter, BenchResult)}; {@code interruptedInWarmup}: SIGINT ended the warm-up. */
+    static void text(PrintWriter out, BenchResult r, boolean interruptedInWarmup) {
         row(out, " %-10s %-14s %-18s %-21s %-14s", "#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
                 "MsgRate[Mpps]");
         row(out, " %-10d %-14d %-18.2f %-21.2f %-14.6f", r.size(), r.iterations(), r.peakMbPerSecond(),
@@ -71,7 +76,7 @@ final class BenchReport {
                 ? "not measured (the server did not answer bench's cost question; --no-server-cost, or not serve)"
                 : num(r.perMessage(r.server().cpuNanos(), true), 2) + " CPU usec/msg, "
                 + num(r.perMessage(r.server().allocatedBytes(), false), 0) + " bytes allocated/msg (serve's process)");
-        out.printf(Locale.ROOT, " Warm-up took    : %s%n", warmupLine(r));
+        out.printf(Locale.ROOT, " Warm-up took    : %s%n", warmupLine(r, interruptedInWarmup));
         // MPA's MULPDU follows the path's EMSS after startup: the header's figure may be the startup one
         out.printf(" Connection end  : %s%n", r.parameters());
         if (r.verifyOn()) {
@@ -84,13 +89,19 @@ final class BenchReport {
 
     /** How long the warm-up ran and, for {@code --warmup stable}, whether the rate was stable and its windows. */
     static String warmupLine(BenchResult r) {
-        String took = String.format(Locale.ROOT, "%.1f s", r.warmupNanos() / 1e9);
+        return warmupLine(r, false);
+    }
+
+    /** As {@link #warmupLine(BenchResult)}; {@code interrupted}: SIGINT ended it, not stability or --warmup-max. */
+    static String warmupLine(BenchResult r, boolean interrupted) {
+        String took = String.format(Locale.ROOT, "%.1f s", r.warmupNanos() / 1e9) + (interrupted ? ", interrupted" : "");
         if (r.warmupStable() == null) {
             return took;
         }
         StringJoiner rates = new StringJoiner(" ");
         r.warmupRates().forEach(v -> rates.add(String.format(Locale.ROOT, "%.0f", v)));
-        return took + (r.warmupStable() ? ", rate stable" : ", rate NOT stable (--warmup-max reached)")
+        return took + (r.warmupStable() ? ", rate stable" : interrupted ? " before the rate was stable"
+                : ", rate NOT stable (--warmup-max reached)")
                 + " (MB/sec per 0.5 s: " + rates + ")";
     }
 
@@ -206,6 +217,15 @@ final class BenchReport {
 
     /** The line before a text summary of a run cut short: which figures it covers. */
     static String partialNote(BenchResult r) {
+        return partialNote(r, false);
+    }
+
+    /** As {@link #partialNote(BenchResult)}; {@code inWarmup}: SIGINT came during the warm-up. */
+    static String partialNote(BenchResult r, boolean inWarmup) {
+        if (inWarmup) {
+            return String.format(Locale.ROOT, "interrupted during the warm-up (after %.1f s): nothing was measured",
+                    r.warmupNanos() / 1e9);
+        }
         return String.format(Locale.ROOT, "interrupted: partial results, the %d iterations completed in the first %.1f s",
                 r.iterations(), r.nanos() / 1e9);
     }

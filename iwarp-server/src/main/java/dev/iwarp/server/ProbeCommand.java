@@ -247,7 +247,7 @@ final class ProbeCommand implements Callable<Integer> {
             out.println("result: OTHER: MPA Reply with R=1; RFC 5044 §7.1.2 has the Responder send markers when asked");
             return EXIT_OTHER_ERROR;
         }
-        out.println("result: FAIL: cannot connect: " + (cause.getMessage() != null ? cause.getMessage() : cause));
+        out.println("result: FAIL: cannot connect: " + dev.iwarp.server.wire.Addresses.reason(cause));
         return EXIT_NO_REACTION;
     }
 

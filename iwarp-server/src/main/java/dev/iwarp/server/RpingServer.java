@@ -132,7 +132,7 @@ public final class RpingServer implements AutoCloseable {
         Channel ch = request.channel();
         if (sessions.size() >= config.maxConnections()) {
             refused.incrementAndGet();
-            refusals.warn(ch.remoteAddress(), "refused: already serving " + config.maxConnections()
+            refusals.warn(dev.iwarp.server.wire.Addresses.printable(ch.remoteAddress()), "refused: already serving " + config.maxConnections()
                     + " connections (--max-connections)");
             request.reject(); // MPA Reply R=1; VI/TCP ConnectReject (draft-dicecco-vitcp-01 §4.3)
             return;

@@ -54,4 +54,30 @@ class BenchInterruptTest {
             }
         }
     }
+
+    @Test
+    void interruptedInTheWarmupSaysNothingWasMeasured() throws Exception {
+        try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0),
+                ServeOptions.on(IwarpStack.builder().threads(1).build()));
+             IwarpStack clientStack = IwarpStack.builder().threads(1).build();
+             ClientWire wire = IwarpWire.client(clientStack)) {
+            // warm-up until the rate is stable, at most 60 s; Ctrl-C before it could be
+            BenchSettings s = BenchSettings.of(Bench.Op.write, 4096, 1, 4).withDuration(TimeUnit.SECONDS.toNanos(60))
+                    .withWarmup(BenchSettings.WARMUP_STABLE, TimeUnit.SECONDS.toNanos(60));
+            try (Bench bench = Bench.connect(wire, server.localAddress(), s)) {
+                bench.interrupt();
+                BenchResult r = bench.run(null);
+                assertTrue(bench.wasInterrupted());
+                assertTrue(bench.wasInterruptedInWarmup());
+                assertEquals(0, r.iterations());
+                // before: "interrupted: partial results, the 0 iterations completed in the first 0.0 s" and
+                // "Warm-up took    : 5.6 s, rate NOT stable (--warmup-max reached) (MB/sec per 0.5 s: ...)"
+                assertEquals(String.format(java.util.Locale.ROOT, "interrupted during the warm-up (after %.1f s): "
+                        + "nothing was measured", r.warmupNanos() / 1e9), BenchReport.partialNote(r, true));
+                String took = BenchReport.warmupLine(r, true);
+                assertTrue(took.matches("\\d+\\.\\d s, interrupted before the rate was stable \\(MB/sec per 0\\.5 s:.*"),
+                        took);
+            }
+        }
+    }
 }

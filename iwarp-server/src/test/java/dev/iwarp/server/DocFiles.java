@@ -20,9 +20,15 @@ final class DocFiles {
     static final Path DOCS = Path.of("..", "docs", "iwarp-server");
 
     static List<Path> all() {
-        List<Path> all = new ArrayList<>(List.of(Path.of("README.md"), Path.of("..", "README.md")));
-        if (Files.isDirectory(DOCS)) {
-            try (Stream<Path> pages = Files.list(DOCS)) {
+        return all(Path.of(""));
+    }
+
+    /** The same documents from {@code module}, this module's directory (from the checkout: {@code iwarp-server}). */
+    static List<Path> all(Path module) {
+        List<Path> all = new ArrayList<>(List.of(module.resolve("README.md"), module.resolve(Path.of("..", "README.md"))));
+        Path docs = module.resolve(DOCS);
+        if (Files.isDirectory(docs)) {
+            try (Stream<Path> pages = Files.list(docs)) {
                 pages.filter(p -> p.toString().endsWith(".md")).sorted().forEach(all::add);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every sample of a command and its output in {@link DocFiles} (a fenced block without a language whose first line is
  * a prompt, {@code $ } or {@code guest$ }) is either compared by a doc test ({@code <!-- doc-test ... -->} right above
- * it) or says why it cannot be ({@code <!-- not compared: REASON -->}, for output of another machine such as the siw
+ * it), compared by CI with what a step of {@code .ci/run} printed ({@code <!-- compared by CI with PATH: ... -->}, see
+ * {@link CiSamples}) or says why it cannot be ({@code <!-- not compared: REASON -->}, for output of another machine such as the siw
  * VM, with the command that produced it in the block): a new sample cannot drift unnoticed.
  */
 class DocSamplesMarkedTest {
@@ -47,7 +48,8 @@ class DocSamplesMarkedTest {
             if (!sample) {
                 continue;
             }
-            boolean compared = below || marker.startsWith("<!-- doc-test") && marker.endsWith("-->");
+            boolean compared = below || marker.startsWith("<!-- doc-test") && marker.endsWith("-->")
+                    || CiSamples.transcriptOf(marker) != null;
             boolean explained = marker.startsWith(NOT_COMPARED) && marker.endsWith("-->")
                     && marker.length() > NOT_COMPARED.length() + "-->".length() + 3;
             if (!compared && !explained) {
@@ -77,6 +79,9 @@ class DocSamplesMarkedTest {
         assertEquals(List.of(), unmarked(doc, List.of("<!-- doc-test: serve -->", "```", "$ ping", "```")));
         assertEquals(List.of(), unmarked(doc, List.of("<!-- not compared: siw in the VM -->", "", "```", "guest$ x", "```")));
         assertEquals(List.of("x.md:2"), unmarked(doc, List.of("<!-- not compared: -->", "```", "$ x", "```")));
+        assertEquals(List.of(), unmarked(doc, List.of("<!-- compared by CI with target/x.sample: the VM's -->", "```",
+                "guest$ x", "```")));
+        assertEquals(List.of("x.md:2"), unmarked(doc, List.of("<!-- compared by CI with -->", "```", "$ x", "```")));
         assertEquals(List.of(), unmarked(doc, List.of("<!-- doc-test: serve log, then the commands below -->", "```",
                 "$ serve", "```", "", "```", "$ ping", "```")));
         assertEquals(List.of("x.md:6"), unmarked(doc, List.of("<!-- doc-test: serve log, then: ping -->", "```",

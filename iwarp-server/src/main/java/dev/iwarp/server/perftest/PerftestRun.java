@@ -2,6 +2,7 @@ package dev.iwarp.server.perftest;
 
 import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.server.wire.Addresses;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.ServerWire;
@@ -145,7 +146,7 @@ public final class PerftestRun {
         try {
             listener = wire.listen(s.address(), side::accepted, side::request);
         } catch (Exception e) {
-            throw new PerftestException("cannot listen on " + s.address() + ": " + e.getMessage());
+            throw new PerftestException("cannot listen on " + Addresses.format(s.address()) + ": " + Addresses.reason(e));
         }
         try {
             // perftest's banner, with where we listen
@@ -153,8 +154,7 @@ public final class PerftestRun {
             out.println("************************************");
             out.println("* Waiting for client to connect... *");
             out.println("************************************");
-            out.println(" (" + s.test().command() + " -R listening on " + listener.localAddress().getAddress().getHostAddress()
-                    + ":" + listener.localAddress().getPort() + ")");
+            out.println(" (" + s.test().command() + " -R listening on " + Addresses.format(listener.localAddress()) + ")");
             out.flush();
             WireConnection a = side.awaitControl();
             ControlFlow x = new ControlFlow(s, out, ctl, announce, data, dataEvents).side(side);

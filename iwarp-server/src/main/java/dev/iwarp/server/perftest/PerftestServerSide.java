@@ -1,5 +1,6 @@
 package dev.iwarp.server.perftest;
 
+import dev.iwarp.server.wire.Addresses;
 import dev.iwarp.server.wire.WireConnectRequest;
 import dev.iwarp.server.wire.WireConnection;
 import dev.iwarp.server.wire.WireDomain;
@@ -40,7 +41,7 @@ final class PerftestServerSide {
         ch.closeFuture().addListener(f -> {
             synchronized (this) {
                 if (control == null && !closed) {
-                    err.println(s.test().command() + ": " + ch.remoteAddress() + " closed without an MPA Request"
+                    err.println(s.test().command() + ": " + Addresses.format(ch.remoteAddress()) + " closed without an MPA Request"
                             + " (a perftest client must run with -R: only RDMA-CM mode is supported)");
                 }
             }
@@ -58,7 +59,7 @@ final class PerftestServerSide {
             data.add(new DataQp(data.size(), r.accept(domain, dataEvents.listener(data.size()), new byte[0])));
             notifyAll();
         } else {
-            err.println(s.test().command() + ": refused a connection from " + r.channel().remoteAddress()
+            err.println(s.test().command() + ": refused a connection from " + Addresses.format(r.channel().remoteAddress())
                     + (expectingData ? " beyond -q " + s.qps() : " while a test runs"));
             r.reject();
         }

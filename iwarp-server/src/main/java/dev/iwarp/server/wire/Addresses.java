@@ -32,6 +32,21 @@ public final class Addresses {
         return (named ? host + " (" + text + ")" : literal) + ":" + a.getPort();
     }
 
+    /**
+     * What went wrong, from {@code cause}'s message without what Netty adds to the OS's words: the address again, as
+     * {@link InetSocketAddress#toString} writes it ({@code "Connection refused: /127.0.0.1:7174"}), and the native
+     * call ({@code "finishConnect(..) failed with error(-111): "}). {@code "Connection refused"}; the class name when
+     * there is no message.
+     */
+    public static String reason(Throwable cause) {
+        String m = cause.getMessage();
+        if (m == null || m.isBlank()) {
+            return cause.getClass().getSimpleName();
+        }
+        return m.replaceFirst("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "")
+                .replaceFirst(": [\\w.-]*/[\\w.:%]+$", "");
+    }
+
     /** RFC 5952 §4 (Netty's NetUtil writes it so): lower case, the first longest zero run as "::" ("::1"). */
     static String compressed(Inet6Address ip) {
         String text = NetUtil.toAddressString(ip);

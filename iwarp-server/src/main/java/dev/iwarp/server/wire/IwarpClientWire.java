@@ -82,7 +82,7 @@ final class IwarpClientWire implements ClientWire {
         } catch (ExecutionException e) {
             String other = watch == null ? null : watch.mismatch(server); // the server answered in another framing
             throw new IOException(other != null ? other : kind.connectFailed(Addresses.format(server),
-                    e.getCause().getMessage()), e.getCause());
+                    Addresses.reason(e.getCause())), e.getCause());
         } catch (TimeoutException e) {
             String other = watch == null ? null : watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
             throw new IOException(other != null ? other : kind.noAnswer(Addresses.format(server), timeoutMs), e);

@@ -51,7 +51,7 @@ final class VitcpClientWire extends VitcpSide implements ClientWire {
         } catch (ExecutionException e) {
             String other = watch.mismatch(server); // the server answered in another framing: say which
             throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
-                    + e.getCause().getMessage(), e.getCause());
+                    + Addresses.reason(e.getCause()), e.getCause());
         } catch (TimeoutException e) {
             String other = watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
             if (other != null) {

@@ -41,7 +41,8 @@ final class VitcpServerWire extends VitcpSide implements ServerWire {
         ViListener l = provider.listen(local, config, onAccept);
         l.register(discriminator, config, request -> {
             if (requireCrc && !request.ceHeader().crcOption()) {
-                LOG.warn("{} refused: ConnectRequest without the CRC option (--crc)", request.remoteAddress());
+                LOG.warn("{} refused: ConnectRequest without the CRC option (--crc)",
+                        Addresses.printable(request.remoteAddress()));
                 request.reject(); // §4.3 "ConnectReject - VipConnectReject"
                 return;
             }

@@ -34,4 +34,19 @@ class AddressesTest {
         assertSame(a, Addresses.unwrap(Addresses.printable(a)));
         assertEquals("127.0.0.1:48000", Addresses.format(Addresses.printable(a)));
     }
+
+    @Test
+    void reasonDropsNettysRepeatOfTheAddressAndItsNativeCall() {
+        assertEquals("Connection refused", Addresses.reason(new java.io.IOException(
+                "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:63001")));
+        assertEquals("Connection refused", Addresses.reason(new java.net.ConnectException(
+                "Connection refused: localhost/127.0.0.1:7174")));
+        assertEquals("Connection refused", Addresses.reason(new java.net.ConnectException(
+                "Connection refused: /0:0:0:0:0:0:0:1:7174")));
+        assertEquals("Address already in use", Addresses.reason(new java.io.IOException(
+                "bind(..) failed with error(-98): Address already in use")));
+        assertEquals("no MPA Reply within 5000 ms", Addresses.reason(new java.io.IOException(
+                "no MPA Reply within 5000 ms")));
+        assertEquals("TimeoutException", Addresses.reason(new java.util.concurrent.TimeoutException()));
+    }
 }
