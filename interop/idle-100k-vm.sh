@@ -72,10 +72,15 @@ for n in $(cat /host/counts); do
     grep -m1 "memory budget" serveB.log | sed 's/^.*memory budget/serve B: memory budget/'
     echo "serve B: $(tr '\0' ' ' < /proc/$B/cmdline)"
     t0=$(date +%s)
+    # the opening's progress while it runs (IdleConnections prints only once every startup ended)
+    ( while sleep 60; do echo "progress: $(( $(date +%s) - t0 )) s, $(grep '^TCP:' /proc/net/sockstat)," \
+        "serve B VmRSS $(awk '/VmRSS/ {print $2, $3}' /proc/$B/status)" >> /host/progress.txt; done ) &
+    P=$!
     java -Xmx3g -cp benchmarks.jar dev.iwarp.benchmarks.IdleConnections --connections "$n" --port 7174 --pid $B \
         --ping-jar /tmp/iwarp-server.jar --settle 30 --hold 40 --open-timeout 2400 --latency-idle-port 7175 \
         --latency-rounds "$(cat /host/rounds)" --latency-iterations 2000 2>&1 | tee -a /host/progress.txt
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+    kill $P 2>/dev/null
     echo "(IdleConnections took $(( $(date +%s) - t0 )) s; serve A's VmRSS $(awk '/VmRSS/ {print $2, $3}' /proc/$A/status))"
     grep -E "WARN|ERROR" serveB.log | cut -c1-200 | sort | uniq -c | sort -rn | sed -n 1,5p
     kill $B; wait $B 2>/dev/null

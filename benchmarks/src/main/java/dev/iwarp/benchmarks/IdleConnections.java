@@ -98,6 +98,9 @@ public final class IdleConnections implements Callable<Integer> {
     @Option(names = "--tls-pin", paramLabel = "SHA256", description = "TLS 1.3 to a serve --tls whose certificate "
             + "has this SHA-256 fingerprint (as serve logs it): the handshake, then the MPA Request, then nothing.")
     String tlsPin;
+    @Option(names = "--tls-handshake-timeout", paramLabel = "MS", description = "With --tls-pin: the client's TLS "
+            + "handshake timeout; on a loaded machine give serve --startup-timeout as much. Default ${DEFAULT-VALUE}.")
+    long tlsHandshakeTimeoutMs = TlsSettings.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
     @Option(names = "--open-timeout", description = "Seconds to wait for every startup to finish. "
             + "Default ${DEFAULT-VALUE}.")
     int openTimeoutSec = 120;
@@ -222,7 +225,8 @@ public final class IdleConnections implements Callable<Integer> {
     private void connectAll(EventLoopGroup group, boolean epoll) throws Exception {
         MpaSettings settings = MpaSettings.builder().crc(crc).ird(1).ord(1).peerToPeer(false).build();
         boolean ift = wire.equals("ift");
-        TlsSettings tls = tlsPin != null ? TlsSettings.builder().pin(tlsPin).build() : null;
+        TlsSettings tls = tlsPin != null ? TlsSettings.builder().pin(tlsPin)
+                .handshakeTimeoutMillis(tlsHandshakeTimeoutMs).build() : null;
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(host), port);
         Semaphore slots = new Semaphore(inFlight);
         CountDownLatch done = new CountDownLatch(connections);

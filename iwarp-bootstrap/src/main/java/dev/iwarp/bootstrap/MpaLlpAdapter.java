@@ -49,6 +49,8 @@ import java.util.function.Consumer;
 final class MpaLlpAdapter extends ChannelDuplexHandler {
     /** MPA's only Terminate EType (RFC 5044 §8). */
     private static final int ETYPE_MPA = 0;
+    /** The framing's name per revision (RFC 5044 §7.1: Rev 0 and 1; RFC 6581: 2), one string for every connection. */
+    private static final String[] NAMES = {"MPA Rev 0", "MPA Rev 1", "MPA Rev 2"};
 
     private final Consumer<IwarpConnectionRequest> onRequest;
     /** The channel's allocator when the socket's octets reach the framer unchanged, else null. */
@@ -94,11 +96,15 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
     private static LlpParameters parameters(MpaParameters p, LowerLayer lower) {
         // The connection keeps these for its lifetime: the negotiated values, not the startup frames
         // (the peer's private data is kept once, below).
-        return LlpParameters.builder("MPA Rev " + p.revision(),
+        return LlpParameters.builder(name(p.revision()),
                         p.role() == MpaRole.INITIATOR ? LlpRole.INITIATOR : LlpRole.RESPONDER, lower,
                         p.withoutStartupFrames())
                 .version(p.ddpVersion()).ird(p.ird()).ord(p.ord()).rtr(rtr(p.rtrType()))
                 .peerPrivateData(p.peerPrivateData()).digestsPayload(p.crc()).build();
+    }
+
+    static String name(int revision) {
+        return revision >= 0 && revision < NAMES.length ? NAMES[revision] : "MPA Rev " + revision;
     }
 
     private static RtrMessage rtr(RtrType type) {

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,6 +47,9 @@ class MpaConnectionAtRestTest {
             assertTrue(i.peerIrd() >= 0 && i.peerOrd() >= 0, "the Reply's words still answer");
             assertArrayEquals("hello".getBytes(StandardCharsets.US_ASCII),
                     pair.responder.qp.connectionParameters().peerPrivateData(), "the peer's private data, kept once");
+            assertEquals("MPA Rev 2", pair.responder.qp.connectionParameters().framingName());
+            assertSame(pair.initiator.qp.connectionParameters().framingName(),
+                    pair.responder.qp.connectionParameters().framingName(), "one name for every connection");
         } finally {
             pair.close();
         }

@@ -46,8 +46,6 @@ public final class RpingServer implements AutoCloseable {
     /** The one PD of every connection with {@link ServerConfig#sharedTarget()}; else {@code null}. */
     private final WireDomain sharedDomain;
     private final Set<RpingSession> sessions = ConcurrentHashMap.newKeySet();
-    /** Each open session's own target region (not with a shared target). */
-    private final java.util.Map<RpingSession, WireRegion> targets = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final ByteBuf targetMemory;
@@ -141,21 +139,22 @@ public final class RpingServer implements AutoCloseable {
         WireDomain domain = sharedDomain != null ? sharedDomain : wire.allocDomain();
         RpingSession session = new RpingSession(domain, ch.alloc(), config.echoOnly());
         byte[] advertisement = setupData;
+        WireRegion own = null;
         if (sharedDomain == null && config.targetSize() > 0) {
-            WireRegion own = domain.registerOnDemand(config.targetSize(), ch.alloc(), WireAccess.LOCAL_WRITE,
+            own = domain.registerOnDemand(config.targetSize(), ch.alloc(), WireAccess.LOCAL_WRITE,
                     WireAccess.REMOTE_READ, WireAccess.REMOTE_WRITE); // memory at the first Write or Read
             advertisement = Advertisement.of(own, 0, config.targetSize()).toBytes();
-            targets.put(session, own);
-            ch.closeFuture().addListener(f -> {
-                targets.remove(session);
-                own.deregister(); // and its memory
-            });
+            session.target = own; // the session holds it: no map entry per connection
         }
         sessions.add(session);
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
         session.start(request.accept(domain, session, advertisement));
-        ch.closeFuture().addListener(f -> {
+        WireRegion ownTarget = own;
+        ch.closeFuture().addListener(f -> { // one listener per connection for the server's part
+            if (ownTarget != null) {
+                ownTarget.deregister(); // and its memory, before the session leaves the open ones
+            }
             sessions.remove(session);
             ConnectionLogContext.run(ch, () -> LOG.info("{} closed: {}", dev.iwarp.server.wire.Addresses.printable(ch.remoteAddress()), session));
         });
@@ -220,7 +219,7 @@ public final class RpingServer implements AutoCloseable {
 
     /** {@code session}'s own target region while it is open, or {@code null}. */
     public WireRegion targetOf(RpingSession session) {
-        return targets.get(session);
+        return sessions.contains(session) ? session.target : null;
     }
 
     /** Stops accepting, closes every session, and closes the wire (and an owned stack). */

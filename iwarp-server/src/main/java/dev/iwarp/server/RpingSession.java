@@ -25,11 +25,12 @@ import java.net.SocketAddress;
  * <p>One advertisement in flight, as rping's client keeps it: the receive is re-posted with the go-ahead, so an
  * advertisement sent before the go-ahead finds none and the peer gets DDP's Terminate (invalid MSN, no buffer).
  *
- * <p>Memory: the receive buffer and the RDMA buffer are registered on demand, so a session that never received an
- * advertisement holds neither. The receive buffer gets memory when a Send is placed; after an echo it gives it back,
- * after an advertisement it keeps it for the next one, and the RDMA buffer keeps its memory from the first RDMA
- * Read, both until the connection closes: a 16-octet advertisement costs no 64 KiB allocated and zeroed. Over
- * VI/TCP (no on-demand memory) both are held from the start.
+ * <p>Memory: the receive buffer is registered on demand and the RDMA buffer at the first advertisement, so a session
+ * that never received an advertisement holds the memory of neither, and no registration of the RDMA buffer. The
+ * receive buffer gets memory when a Send is placed; after an echo it gives it back, after an advertisement it keeps
+ * it for the next one, and the RDMA buffer keeps its memory from the first RDMA Read, both until the connection
+ * closes: a 16-octet advertisement costs no 64 KiB allocated and zeroed. Over VI/TCP (no on-demand memory) the
+ * receive buffer is held from the start, the RDMA buffer from the first advertisement.
  *
  * <p>Create it, accept the connection with it as the {@link WireCompletionListener}, then {@link #start}.
  * Everything after {@code start} runs on the connection's event loop (completion callbacks).
@@ -52,8 +53,11 @@ public final class RpingSession implements WireCompletionListener {
     private ByteBuf goAheadMemory;
     /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
     private final WireRegion recv;
-    /** rping's rdma_buf: RDMA Read sink and RDMA Write source (rdma-core's rping.c). */
-    private final WireRegion rdma;
+    /**
+     * rping's rdma_buf: RDMA Read sink and RDMA Write source (rdma-core's rping.c); registered at the first
+     * advertisement (an idle connection holds no registration for it), null until then and once released.
+     */
+    private WireRegion rdma;
     private WireRegion goAhead;
     private final WireDomain domain;
     private final ByteBufAllocator alloc;
@@ -64,6 +68,8 @@ public final class RpingSession implements WireCompletionListener {
     /** After a {@link BenchCost} request: the answer's memory, kept for the next one until the connection closes. */
     private ByteBuf costMemory;
     private WireRegion cost;
+    /** The connection's own target region, when {@link RpingServer} made one (it deregisters it at close). */
+    volatile WireRegion target;
 
     // Written only on the connection's event loop (one writer), read from any thread: volatile longs, not six
     // AtomicLong objects held by every idle connection.
@@ -93,7 +99,6 @@ public final class RpingSession implements WireCompletionListener {
         this.domain = domain;
         this.alloc = alloc;
         recv = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
-        rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
     }
 
     /**
@@ -161,10 +166,14 @@ public final class RpingSession implements WireCompletionListener {
             close();
             return;
         }
+        WireRegion r = rdmaRegion();
+        if (r == null) { // released: the connection is closing
+            return;
+        }
         if (nextIsRead) {
-            conn.postRdmaRead(WR_READ, rdma, 0, (int) size, address, handle);
+            conn.postRdmaRead(WR_READ, r, 0, (int) size, address, handle);
         } else {
-            conn.postRdmaWrite(WR_WRITE, rdma, 0, (int) size, address, handle);
+            conn.postRdmaWrite(WR_WRITE, r, 0, (int) size, address, handle);
         }
         nextIsRead = !nextIsRead;
     }
@@ -247,6 +256,14 @@ public final class RpingSession implements WireCompletionListener {
         conn.postSend(WR_GO_AHEAD, g, 0, Advertisement.LENGTH);
     }
 
+    /** The RDMA buffer's region, registered at the first advertisement; null once released. */
+    private synchronized WireRegion rdmaRegion() {
+        if (rdma == null && !released) {
+            rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
+        }
+        return rdma;
+    }
+
     /** The go-ahead's region, made at first use and kept until the connection closes; null once released. */
     private synchronized WireRegion goAheadRegion() {
         if (goAhead == null && !released) {
@@ -283,7 +300,9 @@ public final class RpingSession implements WireCompletionListener {
         if (!released) {
             released = true;
             recv.deregister(); // and their memory, if they hold any
-            rdma.deregister();
+            if (rdma != null) {
+                rdma.deregister();
+            }
             if (goAhead != null) {
                 goAhead.deregister();
                 goAheadMemory.release();
@@ -352,14 +371,22 @@ public final class RpingSession implements WireCompletionListener {
      * Whether the receive or the RDMA buffer holds memory now: over iWARP none before the first Send, and both once
      * advertisements were served (kept for the next one until the connection closes).
      */
-    public boolean holdsBuffers() {
-        return recv.isAllocated() || rdma.isAllocated();
+    public synchronized boolean holdsBuffers() {
+        return recv.isAllocated() || rdma != null && rdma.isAllocated();
+    }
+
+    /** Whether the RDMA buffer is registered: from the first advertisement on (an idle session has none). */
+    public synchronized boolean rdmaBufferRegistered() {
+        return rdma != null;
     }
 
     /** A copy of the first {@code length} octets of the session buffer (rping's rdma_buf). */
     public byte[] buffer(int length) {
         byte[] b = new byte[length];
-        rdma.memory().getBytes(0, b);
+        WireRegion r = rdmaRegion();
+        if (r != null) {
+            r.memory().getBytes(0, b);
+        }
         return b;
     }
 

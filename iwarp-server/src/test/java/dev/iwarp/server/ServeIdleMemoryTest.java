@@ -72,6 +72,8 @@ class ServeIdleMemoryTest {
         WireRegion own = s.targetOf(session);
         assertFalse(own.isAllocated(), "target: no memory until the client uses it");
         assertFalse(session.holdsBuffers(), "session buffers: no memory while idle");
+        assertFalse(session.rdmaBufferRegistered(), "RDMA buffer: not registered before the first advertisement");
+        assertEquals(2, s.stack().device().table().size(), "registered while idle: the target and the receive buffer");
 
         // a Write of the last octet, then a Read of the whole target (RDMAP orders the Read after the Write)
         ByteBuf one = buffer(1).setByte(0, 0x7E);
