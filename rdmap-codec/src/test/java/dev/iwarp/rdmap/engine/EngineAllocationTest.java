@@ -144,6 +144,18 @@ class EngineAllocationTest {
         assertTrue(perWrite <= LIMIT, perWrite + " octets allocated per 64 KiB Write placed");
     }
 
+    @Test
+    void readsAnsweredFromPooledMemoryAllocateNothing() {
+        double perRead = onEventLoopThread(() -> readsAnswered(PooledByteBufAllocator.DEFAULT));
+        assertTrue(perRead <= LIMIT, perRead + " octets allocated per 64 KiB Read answered");
+    }
+
+    @Test
+    void readsAnsweredFromUnpooledMemoryAllocateNothing() {
+        double perRead = onEventLoopThread(() -> readsAnswered(new UnpooledByteBufAllocator(true, true)));
+        assertTrue(perRead <= LIMIT, perRead + " octets allocated per 64 KiB Read answered");
+    }
+
     /**
      * Runs {@code body} on a thread of the kind Netty's event loops run on (a {@link FastThreadLocalThread}, which
      * cleans up its fast thread-locals), as the engine always runs: Netty 4.2's recyclers (the outbound buffer's
@@ -284,6 +296,48 @@ class EngineAllocationTest {
             ulpdu.setLong(at + 6, target.iova() + (long) slot * SIZE + off);
             placeSegment(DdpTaggedSegment.HEADER_LENGTH);
         }
+        endBatch();
+    }
+
+    /**
+     * 64 KiB RDMA Read Requests (RFC 5040 §4.4) for the same {@code 2 * DEPTH} slots of one region, each answered
+     * with a Read Response from it (bench --op read, responder side). Octets allocated per Read, once warm.
+     */
+    private double readsAnswered(ByteBufAllocator alloc) {
+        QueuePair qp = start().queuePair();
+        int slots = 2 * DEPTH;
+        memory = alloc.directBuffer(slots * SIZE, slots * SIZE);
+        memory.writeZero(slots * SIZE);
+        MemoryRegion source = pd.register(memory, Access.LOCAL_WRITE, Access.REMOTE_READ);
+        ulpdu.clear();
+        new DdpUntaggedSegment(true, 1, RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST), 0,
+                RdmapOpcode.Queues.READ_REQUEST, 0, 0, Unpooled.EMPTY_BUFFER).encodeHeader(ulpdu);
+        // sink STag and TO, RDMA Read Message Size, source STag and TO (RFC 5040 §4.4)
+        ulpdu.writeInt(0x1234).writeLong(0).writeInt(SIZE).writeInt(source.stag()).writeLong(0);
+        for (int i = 0; i < WARMUP; i++) {
+            readOne(source, i + 1, i % slots);
+        }
+        long before = allocatedBytes();
+        for (int i = 0; i < MEASURED; i++) {
+            readOne(source, WARMUP + i + 1, i % slots);
+        }
+        long octets = allocatedBytes() - before;
+        assertEquals(WARMUP + MEASURED, qp.peerActivity().readsAnswered(), "every Read answered");
+        double perRead = (double) octets / MEASURED;
+        System.out.printf("EngineAllocationTest: %s memory, Read answered: %.1f B per message%n",
+                alloc.getClass().getSimpleName(), perRead);
+        return perRead;
+    }
+
+    /** One Read Request, MSN {@code msn}, for slot {@code slot} of {@code source}, delivered whole; then the batch ends. */
+    private void readOne(MemoryRegion source, int msn, int slot) {
+        int at = ulpdu.readerIndex();
+        ulpdu.setInt(at + 10, msn);
+        ulpdu.setLong(at + DdpUntaggedSegment.HEADER_LENGTH + 20, source.iova() + (long) slot * SIZE);
+        Placement p = receiver.onHeader(ulpdu, DdpUntaggedSegment.HEADER_LENGTH, ulpdu.readableBytes()
+                - DdpUntaggedSegment.HEADER_LENGTH);
+        assertEquals(Placement.Kind.DELIVER, p.kind());
+        receiver.onPayload(ulpdu);
         endBatch();
     }
 
