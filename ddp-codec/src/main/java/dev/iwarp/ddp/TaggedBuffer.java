@@ -249,16 +249,28 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
      */
     @Override
     public ByteBuf view(int offset, int length) {
+        return view(offset, length, null);
+    }
+
+    /**
+     * As {@link #view(int, int)}, the view taken from {@code views} (a stream's reused slices: no object per
+     * segment once warm); {@code null}: a new slice.
+     */
+    public ByteBuf view(int offset, int length, RegionViews views) {
         if (length == 0) {
             return null;
         }
         if (allocator == null) {
-            return memory.isDirect() ? memory.retainedSlice(memory.readerIndex() + offset, length).clear() : null;
+            return memory.isDirect() ? slice(views, memory, memory.readerIndex() + offset, length).clear() : null;
         }
         synchronized (this) {
             ByteBuf b = allocated;
-            return b != null && b.isDirect() ? b.retainedSlice(offset, length).clear() : null;
+            return b != null && b.isDirect() ? slice(views, b, offset, length).clear() : null;
         }
+    }
+
+    private static ByteBuf slice(RegionViews views, ByteBuf memory, int index, int length) {
+        return views != null ? views.slice(memory, index, length) : memory.retainedSlice(index, length);
     }
 
     /**
@@ -268,14 +280,22 @@ public final class TaggedBuffer implements dev.iwarp.ddp.llp.Placement.Target {
      * @throws IndexOutOfBoundsException if the range leaves the region
      */
     public ByteBuf read(long to, int len) {
+        return read(to, len, null);
+    }
+
+    /**
+     * As {@link #read(long, int)}, the slice taken from {@code views} (a stream's reused slices: no object per
+     * message once warm); {@code null}: a new slice.
+     */
+    public ByteBuf read(long to, int len, RegionViews views) {
         if (!contains(to, len)) {
             throw outside(to, len);
         }
         if (allocator == null) {
-            return memory.retainedSlice(memory.readerIndex() + (int) (to - baseTo), len);
+            return slice(views, memory, memory.readerIndex() + (int) (to - baseTo), len);
         }
         synchronized (this) {
-            return allocated().retainedSlice((int) (to - baseTo), len);
+            return slice(views, allocated(), (int) (to - baseTo), len);
         }
     }
 

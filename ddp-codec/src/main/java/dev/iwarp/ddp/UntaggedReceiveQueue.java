@@ -225,8 +225,13 @@ public final class UntaggedReceiveQueue<T> {
      * {@code ByteBuf}, or a region without memory yet): then {@link #placeAt}.
      */
     public ByteBuf view(int offset, int length) {
+        return view(offset, length, null);
+    }
+
+    /** As {@link #view(int, int)}, the view taken from {@code views} ({@link TaggedBuffer#view(int, int, RegionViews)}). */
+    public ByteBuf view(int offset, int length, RegionViews views) {
         Posted<T> buffer = posted.getFirst();
-        return buffer.region != null ? buffer.region.view(offset, length) : null;
+        return buffer.region != null ? buffer.region.view(offset, length, views) : null;
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpTaggedSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.MemoryRefusedException;
+import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.llp.Placement;
 import dev.iwarp.ddp.llp.UlpduReceiver;
@@ -34,6 +35,8 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final Placement placement = new Placement();
+    /** The region slices payloads are read into, reused: no slice object per segment. */
+    private final RegionViews views = new RegionViews();
     /** The untagged segment being received. */
     private final InboundUntagged untagged = new InboundUntagged();
     /** The DDP header of the tagged segment being placed, for a Terminate that quotes it. */
@@ -150,9 +153,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     @Override
     public ByteBuf view(int offset, int length) {
         if (target != null) {
-            return target.view(offset, length);
+            return target.view(offset, length, views);
         }
-        return stream.isRts() ? stream.responder().sendView(offset, length) : null;
+        return stream.isRts() ? stream.responder().sendView(offset, length, views) : null;
     }
 
     @Override

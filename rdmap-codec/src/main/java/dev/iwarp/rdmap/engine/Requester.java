@@ -3,6 +3,7 @@ package dev.iwarp.rdmap.engine;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.MsnWindow;
+import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -54,6 +55,8 @@ final class Requester {
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** Started requests, whose completions leave in submission order, and the objects they reuse. */
     private final SubmissionOrder order;
+    /** The slices of registered memory Sends and Writes are sent from, reused: no slice object per message. */
+    private final RegionViews sources = new RegionViews();
     /** QN 3: Atomic Responses to our requests. */
     private MsnWindow atomicResponses;
     private int ord;
@@ -217,8 +220,8 @@ final class Requester {
         tx.flushPolicy().responseArrived(outstanding.size(), ord);
     }
 
-    private static ByteBuf slice(Sge sge) {
-        return sge.region().memory().retainedSlice(sge.offset(), sge.length());
+    private ByteBuf slice(Sge sge) {
+        return sources.slice(sge.region().memory(), sge.offset(), sge.length());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.iwarp.rdmap.engine;
 
 import dev.iwarp.ddp.AccessFlags;
+import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -232,8 +233,8 @@ final class Responder {
         receives.placeAt(offset, src, srcIndex, len);
     }
 
-    ByteBuf sendView(int offset, int length) {
-        return receives.view(offset, length);
+    ByteBuf sendView(int offset, int length, RegionViews views) {
+        return receives.view(offset, length, views);
     }
 
     /** The accepted Send's {@code len} payload octets are in the posted receive: a completion for its L=1 segment. */
