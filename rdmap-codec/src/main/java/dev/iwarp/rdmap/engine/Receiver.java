@@ -36,7 +36,8 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private final QueuePair qp;
     private final Placement placement = new Placement();
     /** The region slices payloads are read into, reused: no slice object per segment. */
-    private final RegionViews views = new RegionViews();
+    /** Taken at the first payload: an idle stream holds none. */
+    private RegionViews views;
     /** The untagged segment being received. */
     private final InboundUntagged untagged = new InboundUntagged();
     /** The DDP header of the tagged segment being placed, for a Terminate that quotes it. */
@@ -153,9 +154,9 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     @Override
     public ByteBuf view(int offset, int length) {
         if (target != null) {
-            return target.view(offset, length, views);
+            return target.view(offset, length, views());
         }
-        return stream.isRts() ? stream.responder().sendView(offset, length, views) : null;
+        return stream.isRts() ? stream.responder().sendView(offset, length, views()) : null;
     }
 
     @Override
@@ -321,5 +322,13 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         } // a Send RTR needs nothing: the receive queue starts at MSN 2
         stream.established().trySuccess(qp);
         stream.requester().pump(false);
+    }
+
+    private RegionViews views() {
+        RegionViews v = views;
+        if (v == null) {
+            views = v = new RegionViews();
+        }
+        return v;
     }
 }

@@ -56,7 +56,8 @@ final class Requester {
     /** Started requests, whose completions leave in submission order, and the objects they reuse. */
     private final SubmissionOrder order;
     /** The slices of registered memory Sends and Writes are sent from, reused: no slice object per message. */
-    private final RegionViews sources = new RegionViews();
+    /** Taken at the first payload: an idle stream holds none. */
+    private RegionViews sources;
     /** QN 3: Atomic Responses to our requests. */
     private MsnWindow atomicResponses;
     private int ord;
@@ -221,7 +222,7 @@ final class Requester {
     }
 
     private ByteBuf slice(Sge sge) {
-        return sources.slice(sge.region().memory(), sge.offset(), sge.length());
+        return sources().slice(sge.region().memory(), sge.offset(), sge.length());
     }
 
     /**
@@ -353,5 +354,13 @@ final class Requester {
             default:
                 return WcOpcode.SEND;
         }
+    }
+
+    private RegionViews sources() {
+        RegionViews v = sources;
+        if (v == null) {
+            sources = v = new RegionViews();
+        }
+        return v;
     }
 }
