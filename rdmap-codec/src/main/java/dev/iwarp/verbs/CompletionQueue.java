@@ -42,7 +42,7 @@ public final class CompletionQueue {
 
     /**
      * As {@link #setListener}, but {@code listener} gets one object, refilled for each call and valid
-     * only during it ({@link WorkCompletion#toCompletion()} keeps one). A completion added while the
+     * only during it ({@link CompletionView#toCompletion()} keeps one). A completion added while the
      * listener is still handling an earlier one on the same thread (a post that fails at once) comes as
      * its own {@link Completion}.
      */
@@ -127,7 +127,7 @@ public final class CompletionQueue {
     }
 
     /** The successful completion a reusing listener is handed; refilled per call. */
-    private static final class Refilled implements WorkCompletion {
+    private static final class Refilled implements CompletionView {
         boolean inUse;
         private long wrId;
         private WcOpcode opcode;

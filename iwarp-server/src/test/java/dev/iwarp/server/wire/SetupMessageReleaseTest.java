@@ -8,11 +8,11 @@ import dev.iwarp.ift.IftSettings;
 import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
-import dev.iwarp.verbs.WorkCompletion;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
@@ -86,8 +86,8 @@ class SetupMessageReleaseTest {
     }
 
     /** The successful completion of the setup Send. */
-    private static WorkCompletion sendCompleted() {
-        return new WorkCompletion() {
+    private static CompletionView sendCompleted() {
+        return new CompletionView() {
             @Override
             public long wrId() {
                 return SetupMessage.WR_ID;
