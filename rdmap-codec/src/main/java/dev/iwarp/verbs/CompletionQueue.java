@@ -29,7 +29,7 @@ public final class CompletionQueue {
      * needed, and with its two locks it was 230 octets of every idle connection.
      */
     private volatile LinkedBlockingQueue<Completion> queue;
-    /** Null (the queue), a {@link CompletionListener} or a {@link WorkCompletionListener}. */
+    /** Null (the queue), a {@link CompletionListener} or a {@link ReusingCompletionListener}. */
     private volatile Object listener;
 
     /**
@@ -46,14 +46,14 @@ public final class CompletionQueue {
      * listener is still handling an earlier one on the same thread (a post that fails at once) comes as
      * its own {@link Completion}.
      */
-    public void setReusingListener(WorkCompletionListener listener) {
+    public void setReusingListener(ReusingCompletionListener listener) {
         this.listener = listener;
     }
 
     void add(Completion c) {
         Object l = listener;
-        if (l instanceof WorkCompletionListener) {
-            ((WorkCompletionListener) l).onCompletion(c);
+        if (l instanceof ReusingCompletionListener) {
+            ((ReusingCompletionListener) l).onCompletion(c);
         } else if (l != null) {
             ((CompletionListener) l).onCompletion(c);
         } else {
@@ -83,13 +83,13 @@ public final class CompletionQueue {
     void addSuccess(long wrId, WcOpcode opcode, int byteLength, boolean invalidated, int invalidatedStag,
                     long immediateData, boolean solicited) {
         Object l = listener;
-        if (l instanceof WorkCompletionListener) {
+        if (l instanceof ReusingCompletionListener) {
             Refilled r = REFILLED.get();
             if (!r.inUse) {
                 r.fill(wrId, opcode, byteLength, invalidated, invalidatedStag, immediateData, solicited);
                 r.inUse = true;
                 try {
-                    ((WorkCompletionListener) l).onCompletion(r);
+                    ((ReusingCompletionListener) l).onCompletion(r);
                 } finally {
                     r.inUse = false;
                 }

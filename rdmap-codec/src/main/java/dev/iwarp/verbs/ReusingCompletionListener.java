@@ -6,7 +6,7 @@ package dev.iwarp.verbs;
  * to use a completion after the call returns.
  */
 @FunctionalInterface
-public interface WorkCompletionListener {
+public interface ReusingCompletionListener {
     /** Called on the connection's event loop for each completion; must not block nor keep {@code completion}. */
     void onCompletion(CompletionView completion);
 }
