@@ -33,7 +33,7 @@ import io.netty.channel.ChannelPromise;
 final class InboundReadQueue {
     /** Response promises kept for reuse at most. */
     private static final int SPARE_RESPONSE_PROMISES = 64;
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where responses are written and flushed. */
     private final MessageTransmitter tx;
     /** The tagged buffers (STags) Read Requests and atomics address (RFC 5041 §4). */
@@ -51,7 +51,7 @@ final class InboundReadQueue {
     private long readsAnswered;
     private long readOctetsAnswered;
 
-    InboundReadQueue(StreamState stream, MessageTransmitter tx, TaggedBufferTable table, ProtectionDomain pd) {
+    InboundReadQueue(RdmapStream stream, MessageTransmitter tx, TaggedBufferTable table, ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;
         this.table = table;

@@ -29,7 +29,7 @@ import io.netty.buffer.Unpooled;
  * causes ends in a Terminate ({@link StreamLifecycle}). Confined to the event loop.
  */
 final class Receiver implements UlpduReceiver, Placement.Target {
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where the peer's errors and its Terminate end the stream. */
     private final StreamLifecycle lifecycle;
     private final QueuePair qp;
@@ -52,7 +52,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
      */
     private RdmapOpcode deliveredOp;
 
-    Receiver(StreamState stream, StreamLifecycle lifecycle, QueuePair qp) {
+    Receiver(RdmapStream stream, StreamLifecycle lifecycle, QueuePair qp) {
         this.stream = stream;
         this.lifecycle = lifecycle;
         this.qp = qp;

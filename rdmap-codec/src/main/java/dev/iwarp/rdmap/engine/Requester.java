@@ -40,7 +40,7 @@ import java.util.Set;
  */
 final class Requester {
     private static final VerbsAccess VERBS = VerbsAccess.get();
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where requests and the RTR are written and flushed. */
     private final MessageTransmitter tx;
     /** Where send-queue completions go, in submission order. */
@@ -59,7 +59,7 @@ final class Requester {
     private int ord;
     private int nextAtomicId;
 
-    Requester(StreamState stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
+    Requester(RdmapStream stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;

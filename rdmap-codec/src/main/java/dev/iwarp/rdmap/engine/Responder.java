@@ -37,7 +37,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class Responder {
     private static final VerbsAccess VERBS = VerbsAccess.get();
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where receive completions go. */
     private final CompletionQueue recvCq;
     /** The tagged buffers (STags) the peer's Writes, Reads and atomics address (RFC 5041 §4). */
@@ -62,7 +62,7 @@ final class Responder {
     /** QN 1: the Read and Atomic responder under IRD. */
     private final InboundReadQueue reads;
 
-    Responder(StreamState stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
+    Responder(RdmapStream stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.recvCq = recvCq;

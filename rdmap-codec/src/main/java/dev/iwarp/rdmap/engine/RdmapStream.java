@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
  * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
  */
-final class StreamState implements StreamLifecycle {
+final class RdmapStream implements StreamLifecycle {
     static final Logger LOG = RdmaEngine.LOG;
 
     private final ProtectionDomain pd;
@@ -61,10 +61,10 @@ final class StreamState implements StreamLifecycle {
     private volatile int sendQueueDepth;
     /** Send-queue requests posted and not completed yet (queued, started or outstanding): checked by every post. */
     private volatile int sendWrsPosted;
-    private static final AtomicIntegerFieldUpdater<StreamState> SEND_WRS_POSTED =
-            AtomicIntegerFieldUpdater.newUpdater(StreamState.class, "sendWrsPosted");
+    private static final AtomicIntegerFieldUpdater<RdmapStream> SEND_WRS_POSTED =
+            AtomicIntegerFieldUpdater.newUpdater(RdmapStream.class, "sendWrsPosted");
 
-    StreamState(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
+    RdmapStream(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
         this.pd = Objects.requireNonNull(pd, "pd");
         this.table = pd.device().table();
         this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
