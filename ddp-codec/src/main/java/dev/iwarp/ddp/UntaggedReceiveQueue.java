@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * The Data Sink side of one untagged queue (RFC 5041 §5.1, §5.3, §5.4), for an in-order receiver as
  * Linux siw: posted buffers are consumed in posting order, message MSN n lands in the n-th one, each
  * segment's payload is placed at its MO, and the message is delivered when its L=1 segment is placed.
- * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link MsnWindow}.
+ * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link UntaggedSlotQueue}.
  *
  * <p>Checks per segment, in this order; the first failure is returned and nothing of the segment is
  * placed (RFC 5041 §5, siw_qp_rx.c):

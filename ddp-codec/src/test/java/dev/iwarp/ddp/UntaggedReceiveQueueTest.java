@@ -293,11 +293,11 @@ class UntaggedReceiveQueueTest {
                 new UntaggedReceiveQueue<Integer>(0).place(seg(true, 3, 1, 0, new byte[0])));
     }
 
-    // MsnWindow: queues whose buffers are slots (QN 1 Read Requests / IRD, QN 2 Terminate, QN 3).
+    // UntaggedSlotQueue: queues whose buffers are slots (QN 1 Read Requests / IRD, QN 2 Terminate, QN 3).
 
     @Test
-    void msnWindowLimitsByCredits() {
-        MsnWindow ird = new MsnWindow(1, 2);
+    void slotQueueLimitsByCredits() {
+        UntaggedSlotQueue ird = new UntaggedSlotQueue(1, 2);
         assertNull(ird.accept(1));
         assertNull(ird.accept(2));
         assertEquals(0, ird.credits());
@@ -313,8 +313,8 @@ class UntaggedReceiveQueueTest {
     }
 
     @Test
-    void msnWindowChecksWholeSegments() {
-        MsnWindow terminate = new MsnWindow(2, 1);
+    void slotQueueChecksWholeSegments() {
+        UntaggedSlotQueue terminate = new UntaggedSlotQueue(2, 1);
         DdpUntaggedSegment wrongQn = seg(true, 1, 1, 0, new byte[0]);
         assertEquals(INVALID_QN, terminate.accept(wrongQn));
         DdpUntaggedSegment badMo = seg(true, 2, 1, 4, new byte[0]);
@@ -327,7 +327,7 @@ class UntaggedReceiveQueueTest {
         for (DdpUntaggedSegment s : List.of(wrongQn, badMo, ok, second)) {
             s.release();
         }
-        MsnWindow wrapping = new MsnWindow(3, 4, 0xFFFFFFFF);
+        UntaggedSlotQueue wrapping = new UntaggedSlotQueue(3, 4, 0xFFFFFFFF);
         assertNull(wrapping.accept(0xFFFFFFFF));
         assertNull(wrapping.accept(0));
         assertEquals(1, wrapping.expectedMsn());

@@ -5,10 +5,10 @@ import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.FreeList;
-import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
+import dev.iwarp.ddp.UntaggedSlotQueue;
 import dev.iwarp.rdmap.AtomicRequestHeader;
 import dev.iwarp.rdmap.AtomicResponseHeader;
 import dev.iwarp.rdmap.RdmapError;
@@ -41,7 +41,7 @@ final class InboundReadQueue {
     /** The protection domain the sources must belong to. */
     private final ProtectionDomain pd;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written; null before RTS. */
-    private MsnWindow slots;
+    private UntaggedSlotQueue slots;
     private int ird;
     /** Promises of responses whose write was reported, for the next responses. */
     private final FreeList<ResponseWritten> sparePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
@@ -61,12 +61,12 @@ final class InboundReadQueue {
     /** RTS: IRD from the lower layer. */
     void start(int ird) {
         this.ird = ird;
-        slots = new MsnWindow(RdmapOpcode.Queues.READ_REQUEST, ird);
+        slots = new UntaggedSlotQueue(RdmapOpcode.Queues.READ_REQUEST, ird);
     }
 
     /** Read and Atomic Requests holding an IRD slot until their response left (RFC 5040 §5.2). For monitoring. */
     int irdInUse() {
-        MsnWindow w = slots;
+        UntaggedSlotQueue w = slots;
         return w == null ? 0 : ird - w.credits();
     }
 

@@ -2,7 +2,7 @@ package dev.iwarp.rdmap.engine;
 
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.MsnWindow;
+import dev.iwarp.ddp.UntaggedSlotQueue;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -55,7 +55,7 @@ final class Requester {
     /** Started requests, whose completions leave in submission order, and the objects they reuse. */
     private final SubmissionOrder order;
     /** QN 3: Atomic Responses to our requests. */
-    private MsnWindow atomicResponses;
+    private UntaggedSlotQueue atomicResponses;
     private int ord;
     private int nextAtomicId;
 
@@ -72,7 +72,7 @@ final class Requester {
     /** RTS: ORD from the lower layer; the Initiator's RFC 6581 RTR goes first. */
     void start(int ord, RtrMessage rtrToSend) {
         this.ord = ord;
-        atomicResponses = new MsnWindow(RdmapOpcode.Queues.ATOMIC_RESPONSE, Math.max(1, ord));
+        atomicResponses = new UntaggedSlotQueue(RdmapOpcode.Queues.ATOMIC_RESPONSE, Math.max(1, ord));
         if (rtrToSend != null) {
             sendRtr(rtrToSend);
         }
