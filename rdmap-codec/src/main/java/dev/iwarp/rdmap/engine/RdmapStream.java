@@ -4,7 +4,7 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpSegmenter;
 import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.llp.LlpParameters;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.rdmap.RdmapMessages;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
@@ -51,7 +51,7 @@ final class RdmapStream implements StreamLifecycle {
     private volatile LlpParameters parameters;
     /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
     private volatile TerminateMessage peerTerminate;
-    private LowerLayer lowerLayer;
+    private LlpStream lowerLayer;
     /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
     private RdmaObserver observer = RdmaObserver.NONE;
     private RdmapMessages messages;
@@ -208,7 +208,7 @@ final class RdmapStream implements StreamLifecycle {
     }
 
     /** Full operation over the lower layer (RFC 5041 §6: every queue starts at MSN 1). */
-    void establish(LlpParameters p, LowerLayer lower) {
+    void establish(LlpParameters p, LlpStream lower) {
         parameters = p;
         lowerLayer = lower;
         messages = new RdmapMessages(new DdpSegmenter(lower, p.ddpVersion()));

@@ -21,7 +21,7 @@ import io.netty.buffer.Unpooled;
 
 /**
  * The receive side of one stream (as siw's qp_rx), bound to the lower layer
- * ({@link dev.iwarp.ddp.llp.LowerLayer#receiveWith}): for a tagged ULPDU it checks the DDP and RDMAP
+ * ({@link dev.iwarp.ddp.llp.LlpStream#receiveWith}): for a tagged ULPDU it checks the DDP and RDMAP
  * headers and the STag, base and bounds (RFC 5041 §7.2) and names the region slice the framing places
  * the payload into, before any payload octet is placed; a Send that passes the untagged queue's checks
  * is placed the same way, into the posted receive; other untagged ULPDUs (Read and Atomic Requests,

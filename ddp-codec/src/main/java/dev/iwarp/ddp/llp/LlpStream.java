@@ -8,7 +8,7 @@ import dev.iwarp.ddp.MulpduSource;
  * No capability flags and no pipeline walks: every framing offers the same calls. All methods are
  * called on the stream's event loop.
  */
-public interface LowerLayer extends MulpduSource, UlpduWriter {
+public interface LlpStream extends MulpduSource, UlpduWriter {
 
     /**
      * Graceful close: everything written so far goes out first, then the connection closes (for a
