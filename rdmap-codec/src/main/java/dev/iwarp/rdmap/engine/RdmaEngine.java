@@ -58,7 +58,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         this.qp = VERBS.queuePair(new QueuePairCalls(this));
         this.stream = new RdmapStream(pd, sendCq, recvCq, qp);
         this.lifecycle = stream;
-        TaggedBufferTable table = pd.device().table();
+        TaggedBufferTable table = stream.table();
         stream.parts(new Requester(stream, stream.tx(), sendCq, table, pd),
                 new Responder(stream, stream.tx(), recvCq, table, pd));
         receiver = new Receiver(stream, lifecycle, qp);

@@ -16,6 +16,7 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaObserver;
 import dev.iwarp.verbs.SendQueueFullException;
 import dev.iwarp.verbs.WcStatus;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -34,6 +35,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  */
 final class RdmapStream implements StreamLifecycle {
     static final Logger LOG = RdmaEngine.LOG;
+    private static final VerbsAccess VERBS = VerbsAccess.get();
 
     private final ProtectionDomain pd;
     private final TaggedBufferTable table;
@@ -66,7 +68,7 @@ final class RdmapStream implements StreamLifecycle {
 
     RdmapStream(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
         this.pd = Objects.requireNonNull(pd, "pd");
-        this.table = pd.device().table();
+        this.table = VERBS.taggedBufferTable(pd.device());
         this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
         this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
         this.qp = qp;
