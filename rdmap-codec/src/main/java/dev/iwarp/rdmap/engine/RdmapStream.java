@@ -27,8 +27,9 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
- * The stream of one queue pair (as siw's qp): its state, the parameters the lower layer established,
- * and the transitions every part of the engine shares: RTS, the Terminate we send for an error the
+ * The RDMAP Stream of one queue pair (RFC 5040 §6, RDMAP Stream Management; siw's qp): its state
+ * ({@link QpState}), the parameters the lower layer established, and the transitions every part of the
+ * engine shares: RTS, the Terminate we send for an error the
  * peer caused (RFC 5040 §5.4, §7), the peer's Terminate, connection loss and graceful close; each
  * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
  * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
