@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * The Data Sink side of one untagged queue (RFC 5041 §5.1, §5.3, §5.4), for an in-order receiver as
  * Linux siw: posted buffers are consumed in posting order, message MSN n lands in the n-th one, each
  * segment's payload is placed at its MO, and the message is delivered when its L=1 segment is placed.
- * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link MsnWindow}.
+ * RDMAP uses one for QN 0 (Sends); queues without posted buffers use {@link UntaggedSlotQueue}.
  *
  * <p>Checks per segment, in this order; the first failure is returned and nothing of the segment is
  * placed (RFC 5041 §5, siw_qp_rx.c):
@@ -47,7 +47,7 @@ public final class UntaggedReceiveQueue<T> {
     private final ArrayDeque<Posted<T>> posted = new ArrayDeque<>(1); // grows as used: idle streams stay small
     private final FreeList<Posted<T>> spare = new FreeList<>(SPARE_MAX);
     /** What {@link #place} returns for each delivery: one object, filled again each time. */
-    private final UntaggedPlacement<T> delivered = UntaggedPlacement.forDeliveries();
+    private final UntaggedPlacementResult<T> delivered = UntaggedPlacementResult.forDeliveries();
     private int expectedMsn;
     private int received;
     private DdpError failure;
@@ -145,9 +145,9 @@ public final class UntaggedReceiveQueue<T> {
     /**
      * Validates and places one segment (checks above). Ownership: the caller keeps its reference to
      * {@code segment}; its payload indices are not changed. A delivery's result is valid until the next
-     * call (see {@link UntaggedPlacement}).
+     * call (see {@link UntaggedPlacementResult}).
      */
-    public UntaggedPlacement<T> place(DdpUntaggedSegment segment) {
+    public UntaggedPlacementResult<T> place(DdpUntaggedSegment segment) {
         return place(segment.qn(), segment.msn(), segment.mo(), segment.isLast(), segment.rsvdUlp(),
                 segment.rsvdUlp2(), segment.content());
     }
@@ -156,12 +156,12 @@ public final class UntaggedReceiveQueue<T> {
      * As {@link #place(DdpUntaggedSegment)} for a segment whose header was read in place: its header
      * fields, and its payload from {@code payload}'s reader index on (indices unchanged).
      */
-    public UntaggedPlacement<T> place(int segmentQn, int msn, int mo, boolean last, int rsvdUlp, int rsvdUlp2,
+    public UntaggedPlacementResult<T> place(int segmentQn, int msn, int mo, boolean last, int rsvdUlp, int rsvdUlp2,
                                       ByteBuf payload) {
         int len = payload.readableBytes();
         DdpError refused = check(segmentQn, msn, mo, len);
         if (refused != null) {
-            return failure != null ? UntaggedPlacement.error(failure) : fail(refused);
+            return failure != null ? UntaggedPlacementResult.error(failure) : fail(refused);
         }
         placeAt(placeOffset(), payload, payload.readerIndex(), len);
         return placed(len, last, rsvdUlp, rsvdUlp2);
@@ -238,10 +238,10 @@ public final class UntaggedReceiveQueue<T> {
      * The payload of a segment that passed {@link #check} ({@code len} octets) is in place: the message goes on,
      * or, for its L=1 segment, is delivered (RFC 5041 §5.4).
      */
-    public UntaggedPlacement<T> placed(int len, boolean last, int rsvdUlp, int rsvdUlp2) {
+    public UntaggedPlacementResult<T> placed(int len, boolean last, int rsvdUlp, int rsvdUlp2) {
         received += len;
         if (!last) {
-            return UntaggedPlacement.placed();
+            return UntaggedPlacementResult.placed();
         }
         Posted<T> buffer = posted.pollFirst();
         int length = received;
@@ -262,8 +262,8 @@ public final class UntaggedReceiveQueue<T> {
         received = 0;
     }
 
-    private UntaggedPlacement<T> fail(DdpError error) {
+    private UntaggedPlacementResult<T> fail(DdpError error) {
         failure = error;
-        return UntaggedPlacement.error(error);
+        return UntaggedPlacementResult.error(error);
     }
 }

@@ -236,7 +236,7 @@ class OnDemandTaggedBufferTest {
 
         DdpUntaggedSegment s = new DdpUntaggedSegment(true, 0x43, 0, 0, 2, 0,
                 Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
-        UntaggedPlacement<String> p = queue.place(s);
+        UntaggedPlacementResult<String> p = queue.place(s);
         s.release();
         assertTrue(p.isDelivered());
         assertEquals("second", p.context());

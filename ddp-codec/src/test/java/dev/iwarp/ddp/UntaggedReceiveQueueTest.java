@@ -61,9 +61,9 @@ class UntaggedReceiveQueueTest {
     }
 
     /** Places and checks the caller's segment is left alone. */
-    UntaggedPlacement<String> place(DdpUntaggedSegment s) {
+    UntaggedPlacementResult<String> place(DdpUntaggedSegment s) {
         int before = s.content().readerIndex();
-        UntaggedPlacement<String> r = queue.place(s);
+        UntaggedPlacementResult<String> r = queue.place(s);
         assertEquals(before, s.content().readerIndex());
         assertEquals(1, s.refCnt(), "the caller keeps the segment");
         s.release();
@@ -85,9 +85,9 @@ class UntaggedReceiveQueueTest {
     }
 
     void assertError(DdpError expected, DdpUntaggedSegment s) {
-        UntaggedPlacement<String> r = place(s);
+        UntaggedPlacementResult<String> r = place(s);
         assertTrue(r.isError(), r::toString);
-        assertEquals(UntaggedPlacement.Kind.ERROR, r.kind());
+        assertEquals(UntaggedPlacementResult.Kind.ERROR, r.kind());
         assertEquals(expected, r.error());
         assertNull(r.context());
     }
@@ -95,8 +95,8 @@ class UntaggedReceiveQueueTest {
     @Test
     void twoSegmentsDeliverOnL() {
         queue.post(target, OFFSET, LENGTH, "recv-1");
-        UntaggedPlacement<String> r = place(seg(false, 0, 1, 0, bytes(10, 1)));
-        assertEquals(UntaggedPlacement.Kind.PLACED, r.kind());
+        UntaggedPlacementResult<String> r = place(seg(false, 0, 1, 0, bytes(10, 1)));
+        assertEquals(UntaggedPlacementResult.Kind.PLACED, r.kind());
         assertEquals(1, queue.postedCount(), "still in use");
         r = queue.place(new DdpUntaggedSegment(true, 0x46, 0x0012ab00, 0, 1, 10, Unpooled.wrappedBuffer(bytes(22, 11))));
         assertTrue(r.isDelivered(), r::toString);
@@ -133,13 +133,13 @@ class UntaggedReceiveQueueTest {
         assertNull(queue.check(0, 1, 0, 10));
         assertEquals(OFFSET, queue.placeOffset());
         queue.placeAt(queue.placeOffset(), Unpooled.wrappedBuffer(bytes(10, 1)), 0, 10);
-        assertEquals(UntaggedPlacement.Kind.PLACED, queue.placed(10, false, 0x43, 0).kind());
+        assertEquals(UntaggedPlacementResult.Kind.PLACED, queue.placed(10, false, 0x43, 0).kind());
         assertEquals(INVALID_MO, queue.check(0, 1, 0, 4), "the next segment continues at MO 10");
         assertNull(queue.check(0, 1, 10, 22));
         assertEquals(OFFSET + 10, queue.placeOffset());
         assertNull(queue.view(queue.placeOffset(), 22), "a posted ByteBuf has no view: placeAt is the way");
         queue.placeAt(queue.placeOffset(), Unpooled.wrappedBuffer(bytes(22, 11)), 0, 22);
-        UntaggedPlacement<String> r = queue.placed(22, true, 0x43, 0);
+        UntaggedPlacementResult<String> r = queue.placed(22, true, 0x43, 0);
         assertTrue(r.isDelivered(), r::toString);
         assertEquals("recv-1", r.context());
         assertEquals(32, r.messageLength());
@@ -153,7 +153,7 @@ class UntaggedReceiveQueueTest {
         queue.post(target, 0, 8, "a");
         queue.post(target, 8, 0, "b");
         queue.post(target, 8, 56, "c");
-        UntaggedPlacement<String> r = place(seg(true, 0, 1, 0, bytes(3, 1)));
+        UntaggedPlacementResult<String> r = place(seg(true, 0, 1, 0, bytes(3, 1)));
         assertEquals("a", r.context());
         assertEquals(3, r.messageLength(), "shorter than the buffer is fine");
         r = place(seg(true, 0, 2, 0, new byte[0]));
@@ -199,7 +199,7 @@ class UntaggedReceiveQueueTest {
     @Test
     void moOfALaterSegment() {
         queue.post(target, OFFSET, LENGTH, "r");
-        assertEquals(UntaggedPlacement.Kind.PLACED, place(seg(false, 0, 1, 0, bytes(8, 1))).kind());
+        assertEquals(UntaggedPlacementResult.Kind.PLACED, place(seg(false, 0, 1, 0, bytes(8, 1))).kind());
         assertError(INVALID_MO, seg(true, 0, 1, 9, bytes(4, 50)));
         assertArrayEquals(bytes(8, 1), ByteBufUtil.getBytes(target, OFFSET, 8));
         for (int i = OFFSET + 8; i < 64; i++) {
@@ -256,7 +256,7 @@ class UntaggedReceiveQueueTest {
         q.post(target, 8, 4, "c");
         assertEquals(0xFFFFFFFF, q.place(seg(true, 0, 0xFFFFFFFF, 0, bytes(1, 1))).msn());
         assertEquals(0, q.expectedMsn());
-        UntaggedPlacement<String> r = q.place(seg(true, 0, 0, 0, bytes(1, 2)));
+        UntaggedPlacementResult<String> r = q.place(seg(true, 0, 0, 0, bytes(1, 2)));
         assertEquals("b", r.context());
         assertEquals(0, r.msn());
         assertEquals("c", q.place(seg(true, 0, 1, 0, bytes(1, 3))).context());
@@ -293,11 +293,11 @@ class UntaggedReceiveQueueTest {
                 new UntaggedReceiveQueue<Integer>(0).place(seg(true, 3, 1, 0, new byte[0])));
     }
 
-    // MsnWindow: queues whose buffers are slots (QN 1 Read Requests / IRD, QN 2 Terminate, QN 3).
+    // UntaggedSlotQueue: queues whose buffers are slots (QN 1 Read Requests / IRD, QN 2 Terminate, QN 3).
 
     @Test
-    void msnWindowLimitsByCredits() {
-        MsnWindow ird = new MsnWindow(1, 2);
+    void slotQueueLimitsByCredits() {
+        UntaggedSlotQueue ird = new UntaggedSlotQueue(1, 2);
         assertNull(ird.accept(1));
         assertNull(ird.accept(2));
         assertEquals(0, ird.credits());
@@ -313,8 +313,8 @@ class UntaggedReceiveQueueTest {
     }
 
     @Test
-    void msnWindowChecksWholeSegments() {
-        MsnWindow terminate = new MsnWindow(2, 1);
+    void slotQueueChecksWholeSegments() {
+        UntaggedSlotQueue terminate = new UntaggedSlotQueue(2, 1);
         DdpUntaggedSegment wrongQn = seg(true, 1, 1, 0, new byte[0]);
         assertEquals(INVALID_QN, terminate.accept(wrongQn));
         DdpUntaggedSegment badMo = seg(true, 2, 1, 4, new byte[0]);
@@ -327,7 +327,7 @@ class UntaggedReceiveQueueTest {
         for (DdpUntaggedSegment s : List.of(wrongQn, badMo, ok, second)) {
             s.release();
         }
-        MsnWindow wrapping = new MsnWindow(3, 4, 0xFFFFFFFF);
+        UntaggedSlotQueue wrapping = new UntaggedSlotQueue(3, 4, 0xFFFFFFFF);
         assertNull(wrapping.accept(0xFFFFFFFF));
         assertNull(wrapping.accept(0));
         assertEquals(1, wrapping.expectedMsn());
@@ -339,11 +339,11 @@ class UntaggedReceiveQueueTest {
         for (int i = 0; i < 40; i++) { // more than the queue keeps for reuse
             queue.post(target, i % 4 * 16, 16, "recv " + i);
         }
-        UntaggedPlacement<String> first = queue.place(seg(true, 0, 1, 0, bytes(3, 1)));
+        UntaggedPlacementResult<String> first = queue.place(seg(true, 0, 1, 0, bytes(3, 1)));
         assertEquals("recv 0", first.context());
         assertEquals(3, first.messageLength());
         for (int i = 1; i < 40; i++) {
-            UntaggedPlacement<String> p = queue.place(seg(true, 0, i + 1, 0, bytes(i % 16, i)));
+            UntaggedPlacementResult<String> p = queue.place(seg(true, 0, i + 1, 0, bytes(i % 16, i)));
             assertSame(first, p, "one result object per queue");
             assertEquals("recv " + i, p.context(), "posting order");
             assertEquals(i + 1, p.msn());

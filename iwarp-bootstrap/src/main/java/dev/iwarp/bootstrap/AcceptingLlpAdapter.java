@@ -80,7 +80,7 @@ abstract class AcceptingLlpAdapter extends ChannelDuplexHandler {
         }
     }
 
-    /** {@link dev.iwarp.ddp.llp.LowerLayer#receiveWith}: from now on ULPDUs go to {@code r}. */
+    /** {@link dev.iwarp.ddp.llp.LlpStream#receiveWith}: from now on ULPDUs go to {@code r}. */
     final void receiveWith(UlpduReceiver r) {
         receiver = r;
     }

@@ -4,7 +4,7 @@ import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.ift.IftAdaptionCompletionEvent;
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * Binds IFT to DDP's lower-layer contract: the {@link IftAdaptionCompletionEvent} becomes an
  * {@link LlpStartupEvent} (fired first; the IFT event follows), an {@link IftFramingException} becomes
  * an {@link LlpException} (Layer 2, EType 0, the code IFT names: 0x02 CRC, 0x03 framing, 0x01 lost),
- * and the {@link IftFramer} serves as the {@link LowerLayer}.
+ * and the {@link IftFramer} serves as the {@link LlpStream}.
  *
  * <p>On node B the adaption completes without asking the ULP (IFT has no request/reply), so the
  * adapter asks then: the connection reaches {@code onRequest} as an {@link IwarpConnectionRequest},
@@ -85,7 +85,7 @@ final class IftLlpAdapter extends AcceptingLlpAdapter {
             throw new IllegalStateException("IFT adaption completed but no IftFramer is in the pipeline");
         }
         framer.readDirectlyWith(directReads);
-        LowerLayer lower = new LowerLayer() {
+        LlpStream lower = new LlpStream() {
             @Override
             public int mulpdu() {
                 return framer.mulpdu();

@@ -7,7 +7,7 @@ import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.RtrMessage;
 import dev.iwarp.ddp.llp.UlpduDelivery;
 import dev.iwarp.ddp.llp.UlpduReceiver;
@@ -35,10 +35,10 @@ import java.util.function.Consumer;
  * Binds MPA to DDP's lower-layer contract: the {@link MpaStartupCompletionEvent} becomes an
  * {@link LlpStartupEvent} (fired first; the MPA event follows for handlers that want it), an
  * {@link MpaException} during full operation becomes an {@link LlpException} (Layer 2, EType 0, the
- * MPA code; RFC 5044 §8), the {@link MpaFramer} serves as the {@link LowerLayer}, and on the
+ * MPA code; RFC 5044 §8), the {@link MpaFramer} serves as the {@link LlpStream}, and on the
  * Responder side an {@link MpaConnectRequest} becomes an {@link IwarpConnectionRequest}.
  *
- * <p>The {@link LowerLayer}'s writer is {@link MpaFramer#writeUlpdu} (header octets and payload framed
+ * <p>The {@link LlpStream}'s writer is {@link MpaFramer#writeUlpdu} (header octets and payload framed
  * without a composite; markers and held FPDUs handled by the framer). Once the core binds its
  * {@link UlpduReceiver}, the framer hands each ULPDU to it through a {@link ReceiverSink}: a large
  * payload header first, read from the socket into the memory the receiver names; anything else whole,
@@ -72,7 +72,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
             if (e.isSuccess()) {
                 MpaFramer framer = framer(ctx);
                 framer.readDirectlyWith(directReads);
-                LowerLayer lower = lowerLayer(ctx, framer);
+                LlpStream lower = lowerLayer(ctx, framer);
                 ctx.fireUserEventTriggered(LlpStartupEvent.success(parameters(e.parameters(), lower), lower));
             } else {
                 ctx.fireUserEventTriggered(LlpStartupEvent.failure(e.cause()));
@@ -93,7 +93,7 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         ctx.fireExceptionCaught(cause);
     }
 
-    private static LlpParameters parameters(MpaParameters p, LowerLayer lower) {
+    private static LlpParameters parameters(MpaParameters p, LlpStream lower) {
         // The connection keeps these for its lifetime: the negotiated values, not the startup frames
         // (the peer's private data is kept once, below).
         return LlpParameters.builder(name(p.revision()),
@@ -129,8 +129,8 @@ final class MpaLlpAdapter extends ChannelDuplexHandler {
         return framer;
     }
 
-    private LowerLayer lowerLayer(ChannelHandlerContext adapter, MpaFramer framer) {
-        return new LowerLayer() {
+    private LlpStream lowerLayer(ChannelHandlerContext adapter, MpaFramer framer) {
+        return new LlpStream() {
             @Override
             public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
                 return framer.writeUlpdu(header, payload, promise);

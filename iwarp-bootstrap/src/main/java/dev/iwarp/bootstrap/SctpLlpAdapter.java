@@ -8,7 +8,7 @@ import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.sctp.PlacementChunk;
@@ -168,7 +168,7 @@ final class SctpLlpAdapter extends AcceptingLlpAdapter {
             throw new IllegalStateException("SCTP adaptation enabled but no SctpPlacementCodec is in the pipeline");
         }
         int mulpdu = codec.maxData(); // max chunk user data minus the 20-octet RDMA extension
-        LowerLayer lower = new LowerLayer() {
+        LlpStream lower = new LlpStream() {
             private boolean closing;
 
             @Override

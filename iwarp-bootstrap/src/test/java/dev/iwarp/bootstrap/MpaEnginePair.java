@@ -3,7 +3,7 @@ package dev.iwarp.bootstrap;
 import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.mpa.MpaConnectRequest;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
@@ -100,7 +100,7 @@ final class MpaEnginePair {
         private final List<ByteBuf> allocated = new ArrayList<>();
 
         /** The lower layer the startup announced. */
-        LowerLayer lower;
+        LlpStream lower;
 
         Side(MpaRole role, MpaSettings settings, boolean tap, boolean inboundBelowAdapter) {
             IwarpPipeline.addFraming(ch.pipeline(), role, settings);
@@ -131,8 +131,8 @@ final class MpaEnginePair {
         }
 
         /** {@code lower} with every ULPDU written through it recorded in {@link #written}. */
-        private LowerLayer recording(LowerLayer lower) {
-            return new LowerLayer() {
+        private LlpStream recording(LlpStream lower) {
+            return new LlpStream() {
                 @Override
                 public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
                     ByteBuf copy = Unpooled.copiedBuffer(header, payload);

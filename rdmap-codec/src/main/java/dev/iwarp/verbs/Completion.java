@@ -3,7 +3,7 @@ package dev.iwarp.verbs;
 /**
  * A work completion (libibverbs ibv_wc). Immutable: it may be kept.
  */
-public final class Completion implements WorkCompletion {
+public final class Completion implements CompletionView {
     private final long wrId;
     private final WcStatus status;
     private final WcOpcode opcode;

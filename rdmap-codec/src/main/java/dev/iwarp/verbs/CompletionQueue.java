@@ -29,7 +29,7 @@ public final class CompletionQueue {
      * needed, and with its two locks it was 230 octets of every idle connection.
      */
     private volatile LinkedBlockingQueue<Completion> queue;
-    /** Null (the queue), a {@link CompletionListener} or a {@link WorkCompletionListener}. */
+    /** Null (the queue), a {@link CompletionListener} or a {@link ReusingCompletionListener}. */
     private volatile Object listener;
 
     /**
@@ -42,18 +42,18 @@ public final class CompletionQueue {
 
     /**
      * As {@link #setListener}, but {@code listener} gets one object, refilled for each call and valid
-     * only during it ({@link WorkCompletion#toCompletion()} keeps one). A completion added while the
+     * only during it ({@link CompletionView#toCompletion()} keeps one). A completion added while the
      * listener is still handling an earlier one on the same thread (a post that fails at once) comes as
      * its own {@link Completion}.
      */
-    public void setReusingListener(WorkCompletionListener listener) {
+    public void setReusingListener(ReusingCompletionListener listener) {
         this.listener = listener;
     }
 
     void add(Completion c) {
         Object l = listener;
-        if (l instanceof WorkCompletionListener) {
-            ((WorkCompletionListener) l).onCompletion(c);
+        if (l instanceof ReusingCompletionListener) {
+            ((ReusingCompletionListener) l).onCompletion(c);
         } else if (l != null) {
             ((CompletionListener) l).onCompletion(c);
         } else {
@@ -83,13 +83,13 @@ public final class CompletionQueue {
     void addSuccess(long wrId, WcOpcode opcode, int byteLength, boolean invalidated, int invalidatedStag,
                     long immediateData, boolean solicited) {
         Object l = listener;
-        if (l instanceof WorkCompletionListener) {
+        if (l instanceof ReusingCompletionListener) {
             Refilled r = REFILLED.get();
             if (!r.inUse) {
                 r.fill(wrId, opcode, byteLength, invalidated, invalidatedStag, immediateData, solicited);
                 r.inUse = true;
                 try {
-                    ((WorkCompletionListener) l).onCompletion(r);
+                    ((ReusingCompletionListener) l).onCompletion(r);
                 } finally {
                     r.inUse = false;
                 }
@@ -127,7 +127,7 @@ public final class CompletionQueue {
     }
 
     /** The successful completion a reusing listener is handed; refilled per call. */
-    private static final class Refilled implements WorkCompletion {
+    private static final class Refilled implements CompletionView {
         boolean inUse;
         private long wrId;
         private WcOpcode opcode;

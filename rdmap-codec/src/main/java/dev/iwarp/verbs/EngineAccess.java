@@ -1,6 +1,7 @@
 package dev.iwarp.verbs;
 
 import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.verbs.internal.QueuePairEngine;
 import dev.iwarp.verbs.internal.VerbsAccess;
 
@@ -41,5 +42,10 @@ final class EngineAccess extends VerbsAccess {
     @Override
     public TaggedBuffer taggedBuffer(MemoryRegion region) {
         return region.tagged();
+    }
+
+    @Override
+    public TaggedBufferTable taggedBufferTable(RdmaDevice device) {
+        return device.table();
     }
 }

@@ -110,8 +110,11 @@ public final class RdmaDevice implements AutoCloseable {
         return readResponseRate;
     }
 
-    /** The STag table (STag to region, PD, bounds, rights, validity). */
-    public TaggedBufferTable table() {
+    /**
+     * The STag table (STag to region, PD, bounds, rights, validity): not API, the engine reaches it through
+     * {@link dev.iwarp.verbs.internal.VerbsAccess#taggedBufferTable}.
+     */
+    TaggedBufferTable table() {
         return table;
     }
 

@@ -14,7 +14,7 @@ import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
-import dev.iwarp.verbs.WorkCompletion;
+import dev.iwarp.verbs.CompletionView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -145,7 +145,7 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void clientSendDone(WorkCompletion done) {
+    private void clientSendDone(CompletionView done) {
         if (!done.isSuccess()) {
             fail(done.toCompletion());
             return;
@@ -158,7 +158,7 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void clientReceived(WorkCompletion done) {
+    private void clientReceived(CompletionView done) {
         if (!done.isSuccess()) {
             fail(done.toCompletion());
             return;
@@ -178,13 +178,13 @@ final class OursRun extends CompareRun {
         }
     }
 
-    private void serverSendDone(WorkCompletion done) {
+    private void serverSendDone(CompletionView done) {
         if (!done.isSuccess()) {
             fail(done.toCompletion());
         }
     }
 
-    private void serverReceived(WorkCompletion done) {
+    private void serverReceived(CompletionView done) {
         if (!done.isSuccess()) {
             fail(done.toCompletion());
             return;

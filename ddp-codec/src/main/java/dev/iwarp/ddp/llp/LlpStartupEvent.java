@@ -4,22 +4,22 @@ import java.util.Objects;
 
 /**
  * Fired once through the pipeline when the framing's startup ends: on success with the negotiated
- * {@link LlpParameters} and the {@link LowerLayer} handle (full operation: ULPDUs flow), on
+ * {@link LlpParameters} and the {@link LlpStream} handle (full operation: ULPDUs flow), on
  * failure with the cause (the framing's own exception; the connection may stay open, e.g. after an
  * MPA rejection). RDMAP enters RTS, or flushes what was posted, on this event.
  */
 public final class LlpStartupEvent {
     private final LlpParameters parameters;
-    private final LowerLayer lowerLayer;
+    private final LlpStream lowerLayer;
     private final Throwable cause;
 
-    private LlpStartupEvent(LlpParameters parameters, LowerLayer lowerLayer, Throwable cause) {
+    private LlpStartupEvent(LlpParameters parameters, LlpStream lowerLayer, Throwable cause) {
         this.parameters = parameters;
         this.lowerLayer = lowerLayer;
         this.cause = cause;
     }
 
-    public static LlpStartupEvent success(LlpParameters parameters, LowerLayer lowerLayer) {
+    public static LlpStartupEvent success(LlpParameters parameters, LlpStream lowerLayer) {
         return new LlpStartupEvent(Objects.requireNonNull(parameters, "parameters"),
                 Objects.requireNonNull(lowerLayer, "lowerLayer"), null);
     }
@@ -38,7 +38,7 @@ public final class LlpStartupEvent {
     }
 
     /** The framing's operations, or {@code null} on failure. */
-    public LowerLayer lowerLayer() {
+    public LlpStream lowerLayer() {
         return lowerLayer;
     }
 

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Receive side of the lower-layer contract, implemented by the core that consumes DDP (the RDMA
- * engine) and bound with {@link LowerLayer#receiveWith}. For each ULPDU, in order, the framing calls
+ * engine) and bound with {@link LlpStream#receiveWith}. For each ULPDU, in order, the framing calls
  * <ol>
  *   <li>{@link #onHeader}: the DDP header, before a single payload octet is placed. The core checks it
  *       (RFC 5041 §7.2: STag, base and bounds, queue, MSN, MO) and answers with the payload's

@@ -14,10 +14,10 @@
  *   <li>one {@link dev.iwarp.ddp.llp.LlpStartupEvent} when its startup ends, carrying on success the
  *       negotiated {@link dev.iwarp.ddp.llp.LlpParameters} (role, MULPDU source, DDP/RDMAP version,
  *       IRD/ORD, the RTR message, the peer's private data, and the framing's own parameters as a
- *       typed extra) and the {@link dev.iwarp.ddp.llp.LowerLayer} handle;</li>
+ *       typed extra) and the {@link dev.iwarp.ddp.llp.LlpStream} handle;</li>
  *   <li>errors as {@link dev.iwarp.ddp.llp.LlpException}, each naming the Terminate Layer 2
  *       EType/code and whether the stream can still carry that Terminate;</li>
- *   <li>{@link dev.iwarp.ddp.llp.LowerLayer#closeAfterFlush()}: flush what is queued, then close.</li>
+ *   <li>{@link dev.iwarp.ddp.llp.LlpStream#closeAfterFlush()}: flush what is queued, then close.</li>
  * </ul>
  * The framing modules never import this package: a small adapter in {@code iwarp-bootstrap} turns a
  * framing's own startup event and exceptions into these types.

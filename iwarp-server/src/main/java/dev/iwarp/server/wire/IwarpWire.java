@@ -11,7 +11,7 @@ import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.WorkCompletion;
+import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
@@ -219,7 +219,7 @@ public final class IwarpWire {
             recvCq.setReusingListener(c -> deliver(listener, c, true));
         }
 
-        private void deliver(WireCompletionListener l, WorkCompletion c, boolean receive) {
+        private void deliver(WireCompletionListener l, CompletionView c, boolean receive) {
             SetupMessage s = setup;
             if (s == null || !s.consume(c)) {
                 l.completed(c.wrId(), receive, c.isSuccess(), c.byteLength(), c.status());

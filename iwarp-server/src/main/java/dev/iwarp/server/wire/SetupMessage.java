@@ -1,7 +1,7 @@
 package dev.iwarp.server.wire;
 
 import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.WorkCompletion;
+import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
@@ -107,7 +107,7 @@ final class SetupMessage {
     }
 
     /** Takes {@code c} when it is the setup message's; returns false for the ULP's completions. */
-    boolean consume(WorkCompletion c) {
+    boolean consume(CompletionView c) {
         if (c.wrId() != WR_ID) {
             return false;
         }

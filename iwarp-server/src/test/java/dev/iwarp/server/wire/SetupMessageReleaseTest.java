@@ -8,11 +8,12 @@ import dev.iwarp.ift.IftSettings;
 import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
+import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
-import dev.iwarp.verbs.WorkCompletion;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
@@ -56,7 +57,7 @@ class SetupMessageReleaseTest {
                 }
                 assertNull(nodeB.setup, "the connection drops its setup message once the Send completed");
                 assertTrue(nodeB.channel().isOpen(), "the connection stays open");
-                assertEquals(0, stack.device().table().size(),
+                assertEquals(0, VerbsAccess.get().taggedBufferTable(stack.device()).size(),
                         "no region left registered for the setup message on either node");
                 nodeA.channel().close().sync();
             }
@@ -70,11 +71,13 @@ class SetupMessageReleaseTest {
         RdmaEngine engine = new RdmaEngine(pd, new CompletionQueue(), new CompletionQueue());
         EmbeddedChannel ch = new EmbeddedChannel(engine);
         SetupMessage s = SetupMessage.send(pd, engine.queuePair(), ADVERTISEMENT);
-        assertEquals(1, device.table().size(), "the setup message's region, registered for its Send");
+        assertEquals(1, VerbsAccess.get().taggedBufferTable(device).size(),
+                "the setup message's region, registered for its Send");
         WeakReference<SetupMessage> ref = new WeakReference<>(s);
         assertTrue(s.consume(sendCompleted()), "the setup Send's completion is the setup message's");
         s = null;
-        assertEquals(0, device.table().size(), "its region deregistered once the Send completed");
+        assertEquals(0, VerbsAccess.get().taggedBufferTable(device).size(),
+                "its region deregistered once the Send completed");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (ref.get() != null && System.nanoTime() < deadline) {
             System.gc();
@@ -86,8 +89,8 @@ class SetupMessageReleaseTest {
     }
 
     /** The successful completion of the setup Send. */
-    private static WorkCompletion sendCompleted() {
-        return new WorkCompletion() {
+    private static CompletionView sendCompleted() {
+        return new CompletionView() {
             @Override
             public long wrId() {
                 return SetupMessage.WR_ID;

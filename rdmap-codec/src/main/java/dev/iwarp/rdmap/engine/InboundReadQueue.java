@@ -5,11 +5,11 @@ import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.FreeList;
-import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
+import dev.iwarp.ddp.UntaggedSlotQueue;
 import dev.iwarp.rdmap.AtomicRequestHeader;
 import dev.iwarp.rdmap.AtomicResponseHeader;
 import dev.iwarp.rdmap.RdmapError;
@@ -34,7 +34,7 @@ import io.netty.channel.ChannelPromise;
 final class InboundReadQueue {
     /** Response promises kept for reuse at most. */
     private static final int SPARE_RESPONSE_PROMISES = 64;
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where responses are written and flushed. */
     private final MessageTransmitter tx;
     /** The tagged buffers (STags) Read Requests and atomics address (RFC 5041 §4). */
@@ -42,12 +42,14 @@ final class InboundReadQueue {
     /** The protection domain the sources must belong to. */
     private final ProtectionDomain pd;
     /** QN 1: Read and Atomic Requests, one IRD slot each until the response is written; null before RTS. */
-    private MsnWindow slots;
+    private UntaggedSlotQueue slots;
     private int ird;
     /** Promises of responses whose write was reported, for the next responses. */
     private final FreeList<ResponseWritten> sparePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
-    /** The slices of registered memory Read Responses are sent from, reused: no slice object per response. */
-    /** Taken at the first payload: an idle stream holds none. */
+    /**
+     * The slices of registered memory Read Responses are sent from, reused: no slice object per response.
+     * Taken at the first payload: an idle stream holds none.
+     */
     private RegionViews sources;
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
     private ByteBufAllocator responseCopies;
@@ -55,7 +57,7 @@ final class InboundReadQueue {
     private long readsAnswered;
     private long readOctetsAnswered;
 
-    InboundReadQueue(StreamState stream, MessageTransmitter tx, TaggedBufferTable table, ProtectionDomain pd) {
+    InboundReadQueue(RdmapStream stream, MessageTransmitter tx, TaggedBufferTable table, ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;
         this.table = table;
@@ -65,12 +67,12 @@ final class InboundReadQueue {
     /** RTS: IRD from the lower layer. */
     void start(int ird) {
         this.ird = ird;
-        slots = new MsnWindow(RdmapOpcode.Queues.READ_REQUEST, ird);
+        slots = new UntaggedSlotQueue(RdmapOpcode.Queues.READ_REQUEST, ird);
     }
 
     /** Read and Atomic Requests holding an IRD slot until their response left (RFC 5040 §5.2). For monitoring. */
     int irdInUse() {
-        MsnWindow w = slots;
+        UntaggedSlotQueue w = slots;
         return w == null ? 0 : ird - w.credits();
     }
 

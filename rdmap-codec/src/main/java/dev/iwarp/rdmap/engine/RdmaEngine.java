@@ -46,7 +46,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
     static final Logger LOG = LoggerFactory.getLogger(RdmaEngine.class);
     private static final VerbsAccess VERBS = VerbsAccess.get();
 
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** How errors, the peer's Terminate, connection loss and close end the stream. */
     private final StreamLifecycle lifecycle;
     private final QueuePair qp;
@@ -56,9 +56,9 @@ public final class RdmaEngine extends ChannelDuplexHandler {
 
     public RdmaEngine(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.qp = VERBS.queuePair(new QueuePairCalls(this));
-        this.stream = new StreamState(pd, sendCq, recvCq, qp);
+        this.stream = new RdmapStream(pd, sendCq, recvCq, qp);
         this.lifecycle = stream;
-        TaggedBufferTable table = pd.device().table();
+        TaggedBufferTable table = stream.table();
         stream.parts(new Requester(stream, stream.tx(), sendCq, table, pd),
                 new Responder(stream, stream.tx(), recvCq, table, pd));
         receiver = new Receiver(stream, lifecycle, qp);
@@ -94,7 +94,7 @@ public final class RdmaEngine extends ChannelDuplexHandler {
         return qp;
     }
 
-    StreamState stream() {
+    RdmapStream stream() {
         return stream;
     }
 

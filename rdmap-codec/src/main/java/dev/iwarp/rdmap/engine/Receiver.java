@@ -22,7 +22,7 @@ import io.netty.buffer.Unpooled;
 
 /**
  * The receive side of one stream (as siw's qp_rx), bound to the lower layer
- * ({@link dev.iwarp.ddp.llp.LowerLayer#receiveWith}): for a tagged ULPDU it checks the DDP and RDMAP
+ * ({@link dev.iwarp.ddp.llp.LlpStream#receiveWith}): for a tagged ULPDU it checks the DDP and RDMAP
  * headers and the STag, base and bounds (RFC 5041 §7.2) and names the region slice the framing places
  * the payload into, before any payload octet is placed; a Send that passes the untagged queue's checks
  * is placed the same way, into the posted receive; other untagged ULPDUs (Read and Atomic Requests,
@@ -30,13 +30,14 @@ import io.netty.buffer.Unpooled;
  * causes ends in a Terminate ({@link StreamLifecycle}). Confined to the event loop.
  */
 final class Receiver implements UlpduReceiver, Placement.Target {
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where the peer's errors and its Terminate end the stream. */
     private final StreamLifecycle lifecycle;
     private final QueuePair qp;
     private final Placement placement = new Placement();
-    /** The region slices payloads are read into, reused: no slice object per segment. */
-    /** Taken at the first payload: an idle stream holds none. */
+    /** The region slices payloads are read into, reused: no slice object per segment. Taken at the first
+     * payload: an idle stream holds none.
+     */
     private RegionViews views;
     /** The untagged segment being received. */
     private final InboundUntagged untagged = new InboundUntagged();
@@ -56,7 +57,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
      */
     private RdmapOpcode deliveredOp;
 
-    Receiver(StreamState stream, StreamLifecycle lifecycle, QueuePair qp) {
+    Receiver(RdmapStream stream, StreamLifecycle lifecycle, QueuePair qp) {
         this.stream = stream;
         this.lifecycle = lifecycle;
         this.qp = qp;

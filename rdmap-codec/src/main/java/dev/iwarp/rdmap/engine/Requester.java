@@ -2,8 +2,8 @@ package dev.iwarp.rdmap.engine;
 
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
-import dev.iwarp.ddp.MsnWindow;
 import dev.iwarp.ddp.RegionViews;
+import dev.iwarp.ddp.UntaggedSlotQueue;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -41,7 +41,7 @@ import java.util.Set;
  */
 final class Requester {
     private static final VerbsAccess VERBS = VerbsAccess.get();
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where requests and the RTR are written and flushed. */
     private final MessageTransmitter tx;
     /** Where send-queue completions go, in submission order. */
@@ -55,15 +55,17 @@ final class Requester {
     private final ArrayDeque<Outstanding> outstanding = new ArrayDeque<>(1); // grows as used: idle streams stay small
     /** Started requests, whose completions leave in submission order, and the objects they reuse. */
     private final SubmissionOrder order;
-    /** The slices of registered memory Sends and Writes are sent from, reused: no slice object per message. */
-    /** Taken at the first payload: an idle stream holds none. */
+    /**
+     * The slices of registered memory Sends and Writes are sent from, reused: no slice object per message.
+     * Taken at the first payload: an idle stream holds none.
+     */
     private RegionViews sources;
     /** QN 3: Atomic Responses to our requests. */
-    private MsnWindow atomicResponses;
+    private UntaggedSlotQueue atomicResponses;
     private int ord;
     private int nextAtomicId;
 
-    Requester(StreamState stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
+    Requester(RdmapStream stream, MessageTransmitter tx, CompletionQueue sendCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.tx = tx;
@@ -76,7 +78,7 @@ final class Requester {
     /** RTS: ORD from the lower layer; the Initiator's RFC 6581 RTR goes first. */
     void start(int ord, RtrMessage rtrToSend) {
         this.ord = ord;
-        atomicResponses = new MsnWindow(RdmapOpcode.Queues.ATOMIC_RESPONSE, Math.max(1, ord));
+        atomicResponses = new UntaggedSlotQueue(RdmapOpcode.Queues.ATOMIC_RESPONSE, Math.max(1, ord));
         if (rtrToSend != null) {
             sendRtr(rtrToSend);
         }

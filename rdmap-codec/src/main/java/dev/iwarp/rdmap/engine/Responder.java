@@ -5,7 +5,7 @@ import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
-import dev.iwarp.ddp.UntaggedPlacement;
+import dev.iwarp.ddp.UntaggedPlacementResult;
 import dev.iwarp.ddp.UntaggedReceiveQueue;
 import dev.iwarp.rdmap.ImmediateData;
 import dev.iwarp.rdmap.RdmapError;
@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class Responder {
     private static final VerbsAccess VERBS = VerbsAccess.get();
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where receive completions go. */
     private final CompletionQueue recvCq;
     /** The tagged buffers (STags) the peer's Writes, Reads and atomics address (RFC 5041 §4). */
@@ -63,7 +63,7 @@ final class Responder {
     /** QN 1: the Read and Atomic responder under IRD. */
     private final InboundReadQueue reads;
 
-    Responder(StreamState stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
+    Responder(RdmapStream stream, MessageTransmitter tx, CompletionQueue recvCq, TaggedBufferTable table,
             ProtectionDomain pd) {
         this.stream = stream;
         this.recvCq = recvCq;
@@ -191,7 +191,7 @@ final class Responder {
         takePosted();
         boolean immediate = op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_WITH_SE;
         long immediateValue = 0;
-        UntaggedPlacement<RecvRequest> p;
+        UntaggedPlacementResult<RecvRequest> p;
         if (immediate) {
             // RFC 7306: one segment of exactly 8 octets, reported in the completion, consuming a receive
             if (u.payloadLength() != ImmediateData.LENGTH || !u.last || u.mo != 0) {
@@ -239,13 +239,13 @@ final class Responder {
 
     /** The accepted Send's {@code len} payload octets are in the posted receive: a completion for its L=1 segment. */
     void sendPlaced(InboundUntagged u, RdmapOpcode op, int len) {
-        UntaggedPlacement<RecvRequest> p = receives.placed(len, u.last, u.rsvdUlp, u.rsvdUlp2);
+        UntaggedPlacementResult<RecvRequest> p = receives.placed(len, u.last, u.rsvdUlp, u.rsvdUlp2);
         if (p.isDelivered()) {
             delivered(p, u, op, false, 0);
         }
     }
 
-    private void delivered(UntaggedPlacement<RecvRequest> p, InboundUntagged u, RdmapOpcode op, boolean immediate,
+    private void delivered(UntaggedPlacementResult<RecvRequest> p, InboundUntagged u, RdmapOpcode op, boolean immediate,
             long immediateValue) {
         int stag = u.rsvdUlp2;
         if (op.invalidates()) {

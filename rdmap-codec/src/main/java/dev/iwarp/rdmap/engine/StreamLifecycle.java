@@ -10,7 +10,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * How the parts of the engine end their stream (as Netty's {@code Http2LifecycleManager} for HTTP/2): the
  * {@link Receiver}, the {@link Responder}'s copies and the engine's own error handling call these instead of
- * reaching into the engine or the stream's fields. {@link StreamState} implements it. Event loop only.
+ * reaching into the engine or the stream's fields. {@link RdmapStream} implements it. Event loop only.
  */
 interface StreamLifecycle {
     /**

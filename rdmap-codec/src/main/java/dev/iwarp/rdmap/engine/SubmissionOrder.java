@@ -22,7 +22,7 @@ final class SubmissionOrder {
     private static final VerbsAccess VERBS = VerbsAccess.get();
     /** Objects of each kind kept for reuse at most (kept only once used: an idle stream holds none). */
     private static final int SPARE = 128; // a send queue 128 deep (perftest's default) allocates nothing once warm
-    private final StreamState stream;
+    private final RdmapStream stream;
     /** Where the completions go, in submission order. */
     private final CompletionQueue sendCq;
     private final ArrayDeque<StartedRequest> started = new ArrayDeque<>(1); // grows as used: idle streams stay small
@@ -31,7 +31,7 @@ final class SubmissionOrder {
     /** Write promises whose write was reported and whose completion left. */
     private final FreeList<Sent> spareSent = new FreeList<>(SPARE);
 
-    SubmissionOrder(StreamState stream, CompletionQueue sendCq) {
+    SubmissionOrder(RdmapStream stream, CompletionQueue sendCq) {
         this.stream = stream;
         this.sendCq = sendCq;
     }

@@ -3,7 +3,7 @@ package dev.iwarp.rdmap.engine;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpUntaggedSegment;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.rdmap.RdmapControl;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.verbs.RdmaObserver;
@@ -45,7 +45,7 @@ final class Transmitter implements MessageTransmitter {
     /** Each queued message followed by its promise or {@link #NO_PROMISE}: no holder object per message. */
     private final ArrayDeque<Object> queue = new ArrayDeque<>(1); // grows as used: idle streams stay small
     private ChannelHandlerContext ctx;
-    private LowerLayer lowerLayer;
+    private LlpStream lowerLayer;
     /**
      * Promises of messages whose writes released their source (every payload octet copied on the way down):
      * completed by this transmitter once its write loop is done, not inside it, and not by the writes.
@@ -91,7 +91,7 @@ final class Transmitter implements MessageTransmitter {
     }
 
     /** Called once the lower layer is in full operation. */
-    void start(LowerLayer lowerLayer) {
+    void start(LlpStream lowerLayer) {
         this.lowerLayer = lowerLayer;
     }
 
@@ -288,7 +288,7 @@ final class Transmitter implements MessageTransmitter {
 
     /**
      * Whether {@code m}'s last segment, about to be written, leaves its source free once written: the message
-     * is one segment the lower layer copies ({@link LowerLayer#copiesPayload}, which it confirms through
+     * is one segment the lower layer copies ({@link LlpStream#copiesPayload}, which it confirms through
      * {@link DdpOutboundMessage#payloadCopiedBelow}), or each segment carries its own copy ({@link
      * DdpOutboundMessage#copyEachSegment}).
      */

@@ -1,18 +1,20 @@
 package dev.iwarp.verbs.internal;
 
 import dev.iwarp.ddp.TaggedBuffer;
+import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
 
 /**
  * Not API: the RDMA engine's one way to what {@link dev.iwarp.verbs} keeps from applications (a friend
  * accessor, as the JDK's {@code SharedSecrets}): making the {@link QueuePair} of an engine, adding
- * completions to a {@link CompletionQueue}, making {@link Completion}s, and a region's tagged buffer.
- * {@link dev.iwarp.verbs} installs the one instance when {@link QueuePair} is initialized, and {@link #get}
+ * completions to a {@link CompletionQueue}, making {@link Completion}s, a region's tagged buffer and a
+ * device's STag table. {@link dev.iwarp.verbs} installs the one instance when {@link QueuePair} is initialized, and {@link #get}
  * initializes it first, so the order classes load in does not matter. An engine class keeps the instance
  * in a {@code static final} field, where the JIT sees a constant: a call costs what the package-private
  * call it stands for did.
@@ -72,4 +74,7 @@ public abstract class VerbsAccess {
 
     /** The tagged buffer (ddp-codec) {@code region} is registered as. */
     public abstract TaggedBuffer taggedBuffer(MemoryRegion region);
+
+    /** The STag table (ddp-codec) of {@code device}, shared by all its queue pairs. */
+    public abstract TaggedBufferTable taggedBufferTable(RdmaDevice device);
 }

@@ -14,7 +14,7 @@ import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.Placement;
 import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.rdmap.RdmapControl;
@@ -371,7 +371,7 @@ class EngineAllocationTest {
     }
 
     /** A lower layer that frames nothing: each ULPDU's payload goes down alone (its header is not needed here). */
-    private static final class Below extends ChannelOutboundHandlerAdapter implements LowerLayer {
+    private static final class Below extends ChannelOutboundHandlerAdapter implements LlpStream {
         private ChannelHandlerContext ctx;
         UlpduReceiver receiver;
 

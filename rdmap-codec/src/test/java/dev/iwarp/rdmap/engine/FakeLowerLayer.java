@@ -5,7 +5,7 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.llp.LlpException;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.UlpduDelivery;
 import dev.iwarp.ddp.llp.UlpduReceiver;
 import io.netty.buffer.ByteBuf;
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * chooses, raises LLP errors on demand, and can stall transmission (writes held, counting toward
  * writability, until {@link #unstall()}) or hold it as an MPA Responder does before its first FPDU.
  */
-final class FakeLowerLayer extends ChannelDuplexHandler implements LowerLayer {
+final class FakeLowerLayer extends ChannelDuplexHandler implements LlpStream {
     private ChannelHandlerContext ctx;
     private PendingWriteQueue stalled;
     volatile int mulpdu = 1024;

@@ -49,7 +49,7 @@ class RdmaEngineStreamTest extends EnginePairTest {
         assertFalse(pair.responder.ch.isOpen());
         assertEquals(WcStatus.WR_FLUSH_ERR, next(pair.responder.recvCq).status());
         assertEquals(QpState.ERROR, pair.initiator.qp.state());
-        assertEquals(WcStatus.FATAL_ERR, StreamState.statusFor(pair.initiator.qp.peerTerminate().cause()));
+        assertEquals(WcStatus.FATAL_ERR, RdmapStream.statusFor(pair.initiator.qp.peerTerminate().cause()));
     }
 
     @Test

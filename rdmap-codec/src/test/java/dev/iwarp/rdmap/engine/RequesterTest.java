@@ -40,7 +40,7 @@ class RequesterTest {
         side = new EngineSide(LlpRole.INITIATOR);
         side.establish(side.parameters().ord(ORD).build());
         tx = new FakeTransmitter(() -> flushes++);
-        requester = new Requester(side.engine.stream(), tx, side.sendCq, side.device.table(), side.pd);
+        requester = new Requester(side.engine.stream(), tx, side.sendCq, side.engine.stream().table(), side.pd);
         requester.start(ORD, null);
         sink = side.register(side.buffer(64, 0), Access.LOCAL_WRITE);
     }

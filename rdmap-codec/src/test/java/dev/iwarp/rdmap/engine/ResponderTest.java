@@ -44,7 +44,7 @@ class ResponderTest {
         side = new EngineSide(LlpRole.RESPONDER);
         side.establish(side.parameters().ird(IRD).build());
         tx = new FakeTransmitter(() -> { });
-        responder = new Responder(side.engine.stream(), tx, side.recvCq, side.device.table(), side.pd);
+        responder = new Responder(side.engine.stream(), tx, side.recvCq, side.engine.stream().table(), side.pd);
         responder.start(IRD, false);
         source = side.register(side.buffer(64, 5), Access.REMOTE_READ);
     }
@@ -140,7 +140,8 @@ class ResponderTest {
     void receivesPostedBeforeRtsAreHeldOnlyUntilRts() {
         EngineSide fresh = new EngineSide(LlpRole.RESPONDER);
         try {
-            Responder r = new Responder(fresh.engine.stream(), tx, fresh.recvCq, fresh.device.table(), fresh.pd);
+            Responder r = new Responder(fresh.engine.stream(), tx, fresh.recvCq, fresh.engine.stream().table(),
+                    fresh.pd);
             assertFalse(r.holdsEarlyReceiveQueue(), "no receive posted yet: no queue for them");
             MemoryRegion recv = fresh.register(fresh.buffer(64, 0), Access.LOCAL_WRITE);
             r.postRecv(RecvRequest.of(1, recv.slice(0, 32)));

@@ -2,10 +2,10 @@ package dev.iwarp.rdmap.engine;
 
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
-import dev.iwarp.verbs.WorkCompletion;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReusedObjectsTest extends EnginePairTest {
 
     /** What a listener saw during its call, as text (the object itself may be refilled after). */
-    private static String seen(WorkCompletion c) {
+    private static String seen(CompletionView c) {
         return c.wrId() + " " + c.status() + " " + c.opcode() + " " + c.byteLength() + " imm " + c.immediateData()
                 + (c.hasInvalidatedStag() ? " inv " + c.invalidatedStag() : "") + (c.solicited() ? " SE" : "");
     }
@@ -45,7 +45,7 @@ class ReusedObjectsTest extends EnginePairTest {
         EngineSide b = pair.responder;
         List<String> sends = new ArrayList<>();
         List<String> receives = new ArrayList<>();
-        Set<WorkCompletion> objects = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<CompletionView> objects = Collections.newSetFromMap(new IdentityHashMap<>());
         a.sendCq.setReusingListener(c -> {
             sends.add(seen(c) + (c instanceof Completion ? " own" : ""));
             if (!(c instanceof Completion)) {
@@ -114,7 +114,7 @@ class ReusedObjectsTest extends EnginePairTest {
             MemoryRegion dst2 = other.responder.register(regions.guarded(other.responder, 64), Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE);
             List<String> seen = new ArrayList<>();
-            List<WorkCompletion> nested = new ArrayList<>();
+            List<CompletionView> nested = new ArrayList<>();
             c2.sendCq.setReusingListener(c -> {
                 seen.add("nested " + seen(c));
                 nested.add(c);
@@ -198,7 +198,7 @@ class ReusedObjectsTest extends EnginePairTest {
         a.qp.postSend(send);
         send = null;
         pair.pump();
-        WorkCompletion c = a.sendCq.poll();
+        CompletionView c = a.sendCq.poll();
         assertTrue(c != null && c.isSuccess() && c.wrId() == 2, String.valueOf(c));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (sent.get() != null && System.nanoTime() < deadline) {

@@ -9,6 +9,7 @@ import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -141,7 +142,7 @@ class StagProtectionTest {
             } else {
                 do {
                     stag = random.nextInt();
-                } while (device.table().lookup(stag) != null || stag >>> 8 == 0);
+                } while (VerbsAccess.get().taggedBufferTable(device).lookup(stag) != null || stag >>> 8 == 0);
             }
             EnginePair w = stream();
             MemoryRegion src = w.initiator.register(w.initiator.buffer(8, 0x77), Access.LOCAL_WRITE);

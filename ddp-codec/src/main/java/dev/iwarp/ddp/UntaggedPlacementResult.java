@@ -14,16 +14,16 @@ import java.util.Objects;
  *
  * @param <T> the context posted with the buffer
  */
-public final class UntaggedPlacement<T> {
+public final class UntaggedPlacementResult<T> {
     /** Outcome kinds. */
     public enum Kind { PLACED, DELIVERED, ERROR }
 
-    private static final UntaggedPlacement<?> PLACED = new UntaggedPlacement<>(Kind.PLACED, null);
-    private static final Map<DdpError, UntaggedPlacement<?>> ERRORS = new EnumMap<>(DdpError.class);
+    private static final UntaggedPlacementResult<?> PLACED = new UntaggedPlacementResult<>(Kind.PLACED, null);
+    private static final Map<DdpError, UntaggedPlacementResult<?>> ERRORS = new EnumMap<>(DdpError.class);
 
     static {
         for (DdpError e : DdpError.values()) {
-            ERRORS.put(e, new UntaggedPlacement<>(Kind.ERROR, e));
+            ERRORS.put(e, new UntaggedPlacementResult<>(Kind.ERROR, e));
         }
     }
 
@@ -37,28 +37,28 @@ public final class UntaggedPlacement<T> {
     private int rsvdUlp2;
 
     /** A result of {@code kind}; a delivery's fields are filled by {@link #deliver}. */
-    private UntaggedPlacement(Kind kind, DdpError error) {
+    private UntaggedPlacementResult(Kind kind, DdpError error) {
         this.kind = kind;
         this.error = error;
     }
 
     @SuppressWarnings("unchecked")
-    static <T> UntaggedPlacement<T> placed() {
-        return (UntaggedPlacement<T>) PLACED;
+    static <T> UntaggedPlacementResult<T> placed() {
+        return (UntaggedPlacementResult<T>) PLACED;
     }
 
     @SuppressWarnings("unchecked")
-    static <T> UntaggedPlacement<T> error(DdpError error) {
-        return (UntaggedPlacement<T>) ERRORS.get(Objects.requireNonNull(error));
+    static <T> UntaggedPlacementResult<T> error(DdpError error) {
+        return (UntaggedPlacementResult<T>) ERRORS.get(Objects.requireNonNull(error));
     }
 
     /** A queue's delivery result, to be filled by {@link #deliver} for each message it delivers. */
-    static <T> UntaggedPlacement<T> forDeliveries() {
-        return new UntaggedPlacement<>(Kind.DELIVERED, null);
+    static <T> UntaggedPlacementResult<T> forDeliveries() {
+        return new UntaggedPlacementResult<>(Kind.DELIVERED, null);
     }
 
     /** This delivery result, now saying the given message was delivered. */
-    UntaggedPlacement<T> deliver(T context, int qn, int msn, int messageLength, int rsvdUlp, int rsvdUlp2) {
+    UntaggedPlacementResult<T> deliver(T context, int qn, int msn, int messageLength, int rsvdUlp, int rsvdUlp2) {
         this.context = context;
         this.qn = qn;
         this.msn = msn;

@@ -3,12 +3,13 @@ package dev.iwarp.ddp.llp;
 import dev.iwarp.ddp.MulpduSource;
 
 /**
- * The operations DDP and RDMAP invoke on the framing below them, implemented by each framing's
- * adapter: transmit ({@link UlpduWriter}), receive ({@link #receiveWith}), MULPDU, graceful close.
+ * The LLP Stream (RFC 5041's term for one connection or association of the lower layer protocol): the
+ * operations DDP and RDMAP invoke on the framing below them, implemented by each framing's adapter:
+ * transmit ({@link UlpduWriter}), receive ({@link #receiveWith}), MULPDU, graceful close.
  * No capability flags and no pipeline walks: every framing offers the same calls. All methods are
  * called on the stream's event loop.
  */
-public interface LowerLayer extends MulpduSource, UlpduWriter {
+public interface LlpStream extends MulpduSource, UlpduWriter {
 
     /**
      * Graceful close: everything written so far goes out first, then the connection closes (for a

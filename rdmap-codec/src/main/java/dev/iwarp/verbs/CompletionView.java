@@ -5,7 +5,7 @@ package dev.iwarp.verbs;
  * {@link CompletionQueue} refills for each call of a reusing listener
  * ({@link CompletionQueue#setReusingListener}), which is valid only during that call.
  */
-public interface WorkCompletion {
+public interface CompletionView {
     /** The work request id given when posting. */
     long wrId();
 

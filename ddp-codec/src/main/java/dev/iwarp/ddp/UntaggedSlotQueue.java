@@ -7,7 +7,7 @@ package dev.iwarp.ddp;
  * segments (MO 0, L=1); the ULP places their contents itself. The expected MSN starts at 1 and wraps
  * modulo 2<sup>32</sup>. Not thread-safe: confined to the stream's event loop.
  */
-public final class MsnWindow {
+public final class UntaggedSlotQueue {
     private final int qn;
     private final int capacity;
     private int credits;
@@ -17,7 +17,7 @@ public final class MsnWindow {
      * @param qn       the queue number accepted
      * @param capacity slots (e.g. IRD); each accepted message takes one until {@link #release()}
      */
-    public MsnWindow(int qn, int capacity) {
+    public UntaggedSlotQueue(int qn, int capacity) {
         this(qn, capacity, 1);
     }
 
@@ -26,7 +26,7 @@ public final class MsnWindow {
      * @param capacity slots (e.g. IRD); each accepted message takes one until {@link #release()}
      * @param firstMsn MSN of the first message (1 for a new stream, RFC 5041 §6; other values for tests)
      */
-    public MsnWindow(int qn, int capacity, int firstMsn) {
+    public UntaggedSlotQueue(int qn, int capacity, int firstMsn) {
         this.expectedMsn = firstMsn;
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity " + capacity);

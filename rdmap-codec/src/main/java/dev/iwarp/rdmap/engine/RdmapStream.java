@@ -4,7 +4,7 @@ import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpSegmenter;
 import dev.iwarp.ddp.TaggedBufferTable;
 import dev.iwarp.ddp.llp.LlpParameters;
-import dev.iwarp.ddp.llp.LowerLayer;
+import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.rdmap.RdmapMessages;
 import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.rdmap.TerminateCause;
@@ -16,6 +16,7 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RdmaObserver;
 import dev.iwarp.verbs.SendQueueFullException;
 import dev.iwarp.verbs.WcStatus;
+import dev.iwarp.verbs.internal.VerbsAccess;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -26,14 +27,16 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
- * The stream of one queue pair (as siw's qp): its state, the parameters the lower layer established,
- * and the transitions every part of the engine shares: RTS, the Terminate we send for an error the
+ * The RDMAP Stream of one queue pair (RFC 5040 §6, RDMAP Stream Management; siw's qp): its state
+ * ({@link QpState}), the parameters the lower layer established, and the transitions every part of the
+ * engine shares: RTS, the Terminate we send for an error the
  * peer caused (RFC 5040 §5.4, §7), the peer's Terminate, connection loss and graceful close; each
  * completes outstanding work in error through {@link Requester#flush} and {@link Responder#flush}.
  * Confined to the event loop except for the volatile fields the {@link QueuePair} reads.
  */
-final class StreamState implements StreamLifecycle {
+final class RdmapStream implements StreamLifecycle {
     static final Logger LOG = RdmaEngine.LOG;
+    private static final VerbsAccess VERBS = VerbsAccess.get();
 
     private final ProtectionDomain pd;
     private final TaggedBufferTable table;
@@ -51,7 +54,7 @@ final class StreamState implements StreamLifecycle {
     private volatile LlpParameters parameters;
     /** The Terminate the peer sent, if any (RFC 5040 §5.4). */
     private volatile TerminateMessage peerTerminate;
-    private LowerLayer lowerLayer;
+    private LlpStream lowerLayer;
     /** Told of segments and Terminates (the channel's {@link RdmaObserver#KEY}, read when the engine is added). */
     private RdmaObserver observer = RdmaObserver.NONE;
     private RdmapMessages messages;
@@ -61,12 +64,12 @@ final class StreamState implements StreamLifecycle {
     private volatile int sendQueueDepth;
     /** Send-queue requests posted and not completed yet (queued, started or outstanding): checked by every post. */
     private volatile int sendWrsPosted;
-    private static final AtomicIntegerFieldUpdater<StreamState> SEND_WRS_POSTED =
-            AtomicIntegerFieldUpdater.newUpdater(StreamState.class, "sendWrsPosted");
+    private static final AtomicIntegerFieldUpdater<RdmapStream> SEND_WRS_POSTED =
+            AtomicIntegerFieldUpdater.newUpdater(RdmapStream.class, "sendWrsPosted");
 
-    StreamState(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
+    RdmapStream(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
         this.pd = Objects.requireNonNull(pd, "pd");
-        this.table = pd.device().table();
+        this.table = VERBS.taggedBufferTable(pd.device());
         this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
         this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
         this.qp = qp;
@@ -208,7 +211,7 @@ final class StreamState implements StreamLifecycle {
     }
 
     /** Full operation over the lower layer (RFC 5041 §6: every queue starts at MSN 1). */
-    void establish(LlpParameters p, LowerLayer lower) {
+    void establish(LlpParameters p, LlpStream lower) {
         parameters = p;
         lowerLayer = lower;
         messages = new RdmapMessages(new DdpSegmenter(lower, p.ddpVersion()));
