@@ -51,6 +51,12 @@ final class Transmitter implements MessageTransmitter {
      * completed by this transmitter once its write loop is done, not inside it, and not by the writes.
      */
     private final ArrayDeque<ChannelPromise> sourcesReleased = new ArrayDeque<>(1); // grows as used
+    /**
+     * The message whose segment the lower layer is taking: a write that fails at once reports it inside that call
+     * (a void promise fires {@code exceptionCaught}), and the stream's end then discards the queue; this message
+     * is given back by the write loop once the lower layer returned, not by the discard.
+     */
+    private DdpOutboundMessage writing;
     /** In {@link #transmit}: work posted from a completion it reports waits for its loop. */
     private boolean transmitting;
     /** When what is written is flushed: read batches, held requests, nested and deferred transmits. */
@@ -265,7 +271,14 @@ final class Transmitter implements MessageTransmitter {
             }
             header.clear();
             ByteBuf payload = m.nextSegment(header);
-            if (lowerLayer.writeUlpdu(header, payload, promise)) { // the payload's reference went with it
+            boolean copied;
+            writing = m;
+            try {
+                copied = lowerLayer.writeUlpdu(header, payload, promise); // the payload's reference went with it
+            } finally {
+                writing = null;
+            }
+            if (copied) {
                 m.payloadCopiedBelow();
             }
             if (rated) {
@@ -280,6 +293,10 @@ final class Transmitter implements MessageTransmitter {
                     released.tryFailure(new ClosedChannelException());
                 }
                 m.recycle(); // written: nothing refers to the message any more
+            } else if (m.isDone()) {
+                // dropped while its segment was being written (a write that failed at once ended the stream, and
+                // the stream's end discarded the queue): given back here, where nothing refers to it any more
+                m.recycle();
             }
             wrote = true;
         }
@@ -345,8 +362,11 @@ final class Transmitter implements MessageTransmitter {
     void discardQueued(String why) {
         Object m;
         while ((m = queue.poll()) != null) {
-            ((DdpOutboundMessage) m).discard();
-            ((DdpOutboundMessage) m).recycle();
+            DdpOutboundMessage dropped = (DdpOutboundMessage) m;
+            dropped.discard();
+            if (dropped != writing) { // the one being written is given back by the write loop (see writing)
+                dropped.recycle();
+            }
             Object done = queue.poll();
             if (done != NO_PROMISE) {
                 ((ChannelPromise) done).tryFailure(new IllegalStateException(why));

@@ -36,6 +36,14 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LlpStream {
     Consumer<DdpSegment> tap;
     /** Bound by the engine: ULPDUs received go to it. */
     private UlpduReceiver receiver;
+    /**
+     * The ULPDU (counted from 1) whose write fails at once when its promise is void, as MPA's framer fails one on a
+     * channel that closed: the void promise fires {@code exceptionCaught} inside the write. 0: none.
+     */
+    int failVoidWriteAt;
+    /** Run inside that write, right after its failure was reported. */
+    Runnable afterFailedWrite;
+    private int ulpdusWritten;
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -130,6 +138,14 @@ final class FakeLowerLayer extends ChannelDuplexHandler implements LlpStream {
 
     @Override
     public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
+        if (++ulpdusWritten == failVoidWriteAt && promise.isVoid()) {
+            payload.release();
+            promise.setFailure(new java.nio.channels.ClosedChannelException());
+            if (afterFailedWrite != null) {
+                afterFailedWrite.run();
+            }
+            return false;
+        }
         boolean copy = copiesPayload(header.readableBytes(), payload.readableBytes());
         ByteBuf h = ctx.alloc().buffer(header.readableBytes()).writeBytes(header, header.readerIndex(),
                 header.readableBytes());
