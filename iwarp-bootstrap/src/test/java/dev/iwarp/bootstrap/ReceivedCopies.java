@@ -40,9 +40,12 @@ final class ReceivedCopies {
     static final int SIZE = 256 * 1024;
     static final int ROUNDS = 8;
 
-    /** Copies per received payload octet, and the receiving side's socket reads per 64 KiB of payload, per phase. */
+    /**
+     * Copies per received payload octet, the receiving side's socket reads per 64 KiB of payload, and how many of
+     * those found the socket empty, per phase.
+     */
     record Counts(double write, double readResponse, double send, double writeReads, double readResponseReads,
-                  double sendReads) {
+                  double sendReads, double writeEmpty, double readResponseEmpty, double sendEmpty) {
     }
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -58,6 +61,10 @@ final class ReceivedCopies {
 
         long reads() {
             return channels.stream().mapToLong(d -> d.socketReads() + d.emptyReads()).sum();
+        }
+
+        long empty() {
+            return channels.stream().mapToLong(DirectReadAllocator::emptyReads).sum();
         }
     }
 
@@ -147,6 +154,7 @@ final class ReceivedCopies {
 
         long before = serverReads.octets();
         long readsBefore = serverReads.reads();
+        long emptyBefore = serverReads.empty();
         for (int i = 0; i < rounds; i++) {
             qp.postSend(SendRequest.rdmaWrite(++id, srcMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
@@ -156,20 +164,24 @@ final class ReceivedCopies {
         take(opts.sendCq());
         double write = copies(serverReads.octets() - before, size, rounds);
         double writeReads = readsPer64KiB(serverReads.reads() - readsBefore, size, rounds);
+        double writeEmpty = readsPer64KiB(serverReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(target.memory()), "Write");
 
         before = clientReads.octets();
         readsBefore = clientReads.reads();
+        emptyBefore = clientReads.empty();
         for (int i = 0; i < rounds; i++) {
             qp.postSend(SendRequest.rdmaRead(++id, sinkMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
         }
         double readResponse = copies(clientReads.octets() - before, size, rounds);
         double readResponseReads = readsPer64KiB(clientReads.reads() - readsBefore, size, rounds);
+        double readResponseEmpty = readsPer64KiB(clientReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(sink), "Read Response");
 
         before = serverReads.octets();
         readsBefore = serverReads.reads();
+        emptyBefore = serverReads.empty();
         for (int i = 0; i < rounds; i++) {
             serverQp[0].postRecv(RecvRequest.of(++id, recvMr.all()));
             qp.postSend(SendRequest.send(++id, srcMr.all()));
@@ -178,8 +190,10 @@ final class ReceivedCopies {
         }
         double send = copies(serverReads.octets() - before, size, rounds);
         double sendReads = readsPer64KiB(serverReads.reads() - readsBefore, size, rounds);
+        double sendEmpty = readsPer64KiB(serverReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(recv), "Send");
         listener.close().sync();
-        return new Counts(write, readResponse, send, writeReads, readResponseReads, sendReads);
+        return new Counts(write, readResponse, send, writeReads, readResponseReads, sendReads, writeEmpty,
+                readResponseEmpty, sendEmpty);
     }
 }
