@@ -178,7 +178,8 @@ public final class DirectPayloadReader {
      * follow; {@code size} its measure against the minimum, MPA's ULPDU_Length, IFT's payload_size): while its
      * header is incomplete and its payload large, the read ends at the end of its header (then {@link #begin}
      * can name the destination); else, for a large unit or shortly after one, it ends at the following unit's
-     * header, so that a large payload behind it is read directly.
+     * header, or at the end of the next large unit's header when small units are expected before it, so that a
+     * large payload behind it is read directly.
      */
     public void sizeNextRead(int readable, int headerEnd, int payloadDue, int wireLength, int size) {
         if (direct == null || sink == null) {
@@ -200,7 +201,7 @@ public final class DirectPayloadReader {
      * the next {@value #HEADER_FIRST_AFTER_LARGE} after a large one, when nothing of the next is here yet, the next
      * read takes only its header, so that a large payload is read directly whenever the peer sends it (a message's
      * last, short unit or a small control message in between does not end this). Or, while the small units that
-     * followed the same run of large ones last time are due ({@link #expectedGap}), up to the header after them.
+     * followed the same run of large ones last time are due, up to the header after them.
      */
     public void frameDone(ByteBuf in, int size, int wireLength) {
         if (size >= directReadMin) {
