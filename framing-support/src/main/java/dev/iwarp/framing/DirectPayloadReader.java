@@ -14,7 +14,9 @@ import io.netty.channel.ChannelHandlerContext;
  *
  * <p>Owns: the sink, the destination (and its release), the octets of it checked so far, whether the sink was
  * asked about the current unit, and the sizing of socket reads (end a read at the end of a large payload's
- * header, or at the next unit's header after a large one, so that the next large payload is read directly too).
+ * header, or at the next unit's header after a large one, so that the next large payload is read directly too;
+ * and when the peer's messages repeat, take the small units expected between two large ones in the same read as
+ * the trailer before them, so that a stream of messages costs two socket reads per large unit, not three).
  * The framing keeps its own state (lengths, stream position, errors), decides when a unit's header is
  * complete and valid, and supplies its wire geometry: the octets in front of a ULPDU header (MPA's
  * ULPDU_Length field, IFT's prefix) and behind it (IFT's header CRC field), and its {@link PayloadCheck}.
@@ -48,6 +50,20 @@ public final class DirectPayloadReader {
     private int shortestHeader = 1;
     /** Units still to be read header first after the last large one ({@link #frameDone}). */
     private int headerFirst;
+    /** The current unit was counted as a large one ({@link #largeUnit}). */
+    private boolean countedLarge;
+    /**
+     * Octets of the (small) units received since the end of the last large one; -1 before the first large one and
+     * once more than the direct-read minimum of them came in a row.
+     */
+    private int sinceLarge = -1;
+    /** Large units back to back in the current run (no small one between them). */
+    private int run;
+    /** The length of the run the last gap of small units followed (0: none yet), and that gap's octets. */
+    private int gapRun;
+    private int gap;
+    /** Octets of the last large unit in front of its payload (length field or prefix, header, header CRC). */
+    private int largeHeaderSpan;
 
     /**
      * @param check         what the framing checks over a payload and its trailer
@@ -100,6 +116,7 @@ public final class DirectPayloadReader {
     /** A new unit's header is being read: the sink has not been asked about it yet. */
     public void newFrame() {
         asked = false;
+        countedLarge = false;
     }
 
     /** Whether the sink was asked for the current unit's destination already. */
@@ -128,6 +145,7 @@ public final class DirectPayloadReader {
             return false;
         }
         asked = true;
+        largeUnit(payloadOffset);
         int headerEnd = start + headerOffset + headerLength;
         ByteBuf d;
         in.setIndex(start + headerOffset, payloadOffset == headerOffset + headerLength ? end : headerEnd);
@@ -160,7 +178,8 @@ public final class DirectPayloadReader {
      * follow; {@code size} its measure against the minimum, MPA's ULPDU_Length, IFT's payload_size): while its
      * header is incomplete and its payload large, the read ends at the end of its header (then {@link #begin}
      * can name the destination); else, for a large unit or shortly after one, it ends at the following unit's
-     * header, so that a large payload behind it is read directly.
+     * header, or at the end of the next large unit's header when small units are expected before it, so that a
+     * large payload behind it is read directly.
      */
     public void sizeNextRead(int readable, int headerEnd, int payloadDue, int wireLength, int size) {
         if (direct == null || sink == null) {
@@ -168,34 +187,48 @@ public final class DirectPayloadReader {
         }
         if (!asked && readable < headerEnd && payloadDue >= directReadMin) {
             direct.limitNextRead(headerEnd - readable);
-        } else if (size >= directReadMin || headerFirst > 0) {
-            direct.limitNextRead(wireLength - readable + shortestNextHeader());
+        } else if (size >= directReadMin) {
+            largeUnit(headerEnd);
+            direct.limitNextRead(wireLength - readable + expectedGap() + headerSpan());
+        } else if (headerFirst > 0 || inGap()) {
+            direct.limitNextRead(Math.max(wireLength - readable + headerSpan(), gapDue(readable)));
         }
     }
 
     /**
-     * A unit of {@code size} (MPA's ULPDU_Length, IFT's payload_size) was received and {@code in} holds what
-     * follows it. A stream that carries large units likely carries more: for the next
-     * {@value #HEADER_FIRST_AFTER_LARGE} after a large one, when nothing of the next is here yet, the next read
-     * takes only its header, so that a large payload is read directly whenever the peer sends it (a message's
-     * last, short unit or a small control message in between does not end this).
+     * A unit of {@code size} (MPA's ULPDU_Length, IFT's payload_size) and {@code wireLength} octets on the wire was
+     * received and {@code in} holds what follows it. A stream that carries large units likely carries more: for
+     * the next {@value #HEADER_FIRST_AFTER_LARGE} after a large one, when nothing of the next is here yet, the next
+     * read takes only its header, so that a large payload is read directly whenever the peer sends it (a message's
+     * last, short unit or a small control message in between does not end this). Or, while the small units that
+     * followed the same run of large ones last time are due, up to the header after them.
      */
-    public void frameDone(ByteBuf in, int size) {
+    public void frameDone(ByteBuf in, int size, int wireLength) {
         if (size >= directReadMin) {
+            largeUnit(largeHeaderSpan);
             headerFirst = HEADER_FIRST_AFTER_LARGE;
-        } else if (headerFirst > 0) {
-            headerFirst--;
+        } else {
+            if (sinceLarge >= 0) {
+                sinceLarge += wireLength;
+                if (sinceLarge > directReadMin) {
+                    sinceLarge = -1; // too long a gap to read ahead of: copying it costs more than a read
+                }
+            }
+            if (headerFirst > 0) {
+                headerFirst--;
+            }
         }
         headerDue(in);
     }
 
     /**
      * Fewer than the octets in front of the next unit's header are here: shortly after a large unit, the next read
-     * takes its header alone.
+     * takes its header alone, or the small units expected before the next large one and its header.
      */
     public void headerDue(ByteBuf in) {
-        if (headerFirst > 0 && direct != null && sink != null && in.readableBytes() < beforeHeader) {
-            direct.limitNextRead(shortestNextHeader() - in.readableBytes());
+        if ((headerFirst > 0 || inGap()) && direct != null && sink != null && in.readableBytes() < beforeHeader) {
+            int readable = in.readableBytes();
+            direct.limitNextRead(Math.max(headerSpan() - readable, gapDue(readable)));
         }
     }
 
@@ -230,8 +263,9 @@ public final class DirectPayloadReader {
         }
         if (direct != null) {
             direct.readInto(null);
-            // the trailer and the next unit's header only: a large payload behind it is read directly too
-            direct.limitNextRead(trailer + shortestNextHeader());
+            // the trailer, the small units expected before the next large one, and its header: a large payload
+            // behind them is read directly too, and one read brings all that lies between two payloads
+            direct.limitNextRead(trailer + expectedGap() + headerSpan());
         }
         return true;
     }
@@ -244,7 +278,7 @@ public final class DirectPayloadReader {
     public boolean readTrailer(ChannelHandlerContext ctx, ByteBuf in, int trailer) {
         if (in.readableBytes() < trailer) {
             if (direct != null) { // the socket held part of it: the next read still ends at the next header
-                direct.limitNextRead(trailer - in.readableBytes() + shortestNextHeader());
+                direct.limitNextRead(trailer - in.readableBytes() + expectedGap() + headerSpan());
             }
             return false;
         }
@@ -276,5 +310,57 @@ public final class DirectPayloadReader {
     /** The octets of the shortest next unit up to its payload. */
     private int shortestNextHeader() {
         return beforeHeader + shortestHeader + afterHeader;
+    }
+
+    /**
+     * The octets in front of the payload expected next after a large unit: as many as the last large unit's (a Send's
+     * untagged header is longer than a Write's tagged one), the shortest unit's at the least.
+     */
+    private int headerSpan() {
+        return Math.max(largeHeaderSpan, shortestNextHeader());
+    }
+
+    /**
+     * The current unit is a large one with {@code headerSpan} octets in front of its payload (once per unit): ends
+     * the gap of small units since the last large one, which is remembered with the run of large units it followed.
+     */
+    private void largeUnit(int headerSpan) {
+        if (countedLarge) {
+            return;
+        }
+        countedLarge = true;
+        largeHeaderSpan = headerSpan;
+        if (sinceLarge == 0) {
+            run++;
+        } else {
+            gap = Math.max(sinceLarge, 0);
+            gapRun = sinceLarge > 0 ? run : 0;
+            run = 1;
+        }
+        sinceLarge = 0;
+    }
+
+    /**
+     * Octets of small units expected between the current (or last) large unit and the next large one: a peer's
+     * messages tend to repeat, each a run of large units and a short last one (a 64 KiB Write at MULPDU 64768: one
+     * large unit and 800 octets), so once the current run is as long as the one the last gap followed, the read
+     * after it takes that gap and the next header too. A wrong guess copies at most the direct-read minimum of the
+     * next payload's octets, which a correct one saves in socket reads.
+     */
+    private int expectedGap() {
+        return sinceLarge >= 0 && run == gapRun ? gap : 0;
+    }
+
+    /**
+     * Octets from the current small unit's {@code readable} octets here to the end of the next large unit's header,
+     * as expected ({@link #expectedGap}); 0 when no such gap is due.
+     */
+    private int gapDue(int readable) {
+        return inGap() ? expectedGap() + headerSpan() - sinceLarge - readable : 0;
+    }
+
+    /** Small units expected before the next large one are still due. */
+    private boolean inGap() {
+        return sinceLarge >= 0 && sinceLarge < expectedGap();
     }
 }

@@ -26,6 +26,8 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     private long octetsReadDirectly;
     /** Socket reads that returned octets. */
     private long socketReads;
+    /** Socket reads that found the socket empty (each a system call too). */
+    private long emptyReads;
 
     public DirectReadAllocator(RecvByteBufAllocator delegate) {
         if (delegate instanceof DirectReadAllocator) {
@@ -66,6 +68,14 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
     /** Socket reads of this channel that returned octets, so far (each one system call). */
     public long socketReads() {
         return socketReads;
+    }
+
+    /**
+     * Socket reads of this channel that found nothing to read, so far (each one system call, not counted by
+     * {@link #socketReads}): Netty's read loop reads again after a read that filled its buffer exactly.
+     */
+    public long emptyReads() {
+        return emptyReads;
     }
 
     @Override
@@ -119,6 +129,8 @@ public final class DirectReadAllocator implements RecvByteBufAllocator {
                 if (intoDestination) {
                     octetsReadDirectly += bytes;
                 }
+            } else if (bytes == 0) {
+                emptyReads++;
             }
             intoDestination = false;
             handle.lastBytesRead(bytes);

@@ -203,12 +203,58 @@ class DirectPayloadReaderTest {
         assertEquals(4, allocated());
         // after a large unit, the next two are read header first (once nothing of them is here)
         ByteBuf empty = Unpooled.EMPTY_BUFFER;
-        r.frameDone(empty, MIN);
+        r.frameDone(empty, MIN, 2 + HEADER + 3 + MIN + 1);
         assertEquals(2 + HEADER + 3, allocated());
-        r.frameDone(empty, 1);
+        r.frameDone(empty, 1, 2 + HEADER + 3 + 1 + 1);
         assertEquals(2 + HEADER + 3, allocated());
-        r.frameDone(empty, 1);
+        r.frameDone(empty, 1, 2 + HEADER + 3 + 1 + 1);
         assertNull(limited(), "the second small unit in a row ends it");
+    }
+
+    /**
+     * A peer's messages repeat: each a run of large units, then small ones (a message's short last unit). Once a run
+     * is as long as the one the last small units followed, the read after it takes those small units and the next
+     * large unit's header too, so that one read brings all that lies between two payloads read directly.
+     */
+    @Test
+    void afterARunOfLargeUnitsAsLongAsTheLastTheReadTakesTheSmallUnitsThatFollowedItAndTheNextHeader() {
+        DirectPayloadReader r = directReader(0);
+        int span = 2 + HEADER;
+        int largeWire = span + MIN + 1;
+        int smallWire = 30;
+        ByteBuf empty = Unpooled.EMPTY_BUFFER;
+        for (int message = 0; message < 3; message++) {
+            for (int unit = 0; unit < 2; unit++) { // a run of two large units, read directly
+                r.newFrame();
+                ByteBuf in = unit(1, 0, span);
+                assertTrue(r.begin(in, 2, HEADER, span, MIN));
+                in.release();
+                ByteBuf read = allocate();
+                read.writeZero(MIN);
+                assertTrue(r.payloadRead(1));
+                read.release();
+                boolean last = unit == 1 && message > 0; // the first message's gap is not known yet
+                assertEquals(1 + (last ? 2 * smallWire : 0) + span, allocated(),
+                        "message " + message + " unit " + unit + ": the trailer, the gap expected, the next header");
+                ByteBuf trailer = Unpooled.buffer(1).writeByte(MIN & 0xFF);
+                assertTrue(r.readTrailer(null, trailer, 1));
+                trailer.release();
+                r.frameDone(empty, MIN, largeWire);
+                assertEquals(last ? 2 * smallWire + span : span, allocated(), "nothing of the next unit here");
+            }
+            for (int unit = 0; unit < 2; unit++) { // then two small ones
+                r.newFrame();
+                r.sizeNextRead(10, span, 10, smallWire, 10);
+                int expected = message > 0 ? (2 - unit) * smallWire - 10 + span : smallWire - 10 + span;
+                assertEquals(expected, allocated(), "message " + message + " small unit " + unit);
+                r.frameDone(empty, 10, smallWire);
+                allocated();
+            }
+        }
+        // a run of one large unit: the gap followed runs of two, so none is expected after it
+        r.newFrame();
+        r.sizeNextRead(span, span, MIN, largeWire, MIN);
+        assertEquals(largeWire - span + span, allocated(), "a run of one: no gap expected after it");
     }
 
     @SuppressWarnings("deprecation")

@@ -193,7 +193,7 @@ final class IftFrameReader {
                     }
                     state = State.PREFIX;
                     sinkFrame(ctx, in, sink);
-                    payloads.frameDone(in, payloadSize);
+                    payloads.frameDone(in, payloadSize, frameWire);
                     return;
                 }
                 case READ_PAYLOAD:
@@ -262,7 +262,7 @@ final class IftFrameReader {
         payloads.abandon();
         passed(ctx);
         state = State.PREFIX;
-        payloads.frameDone(in, payloadSize);
+        payloads.frameDone(in, payloadSize, frameWire);
         payloads.sink().placed();
     }
 

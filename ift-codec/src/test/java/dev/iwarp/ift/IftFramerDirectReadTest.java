@@ -207,6 +207,53 @@ class IftFramerDirectReadTest {
     }
 
     /**
+     * A stream of messages as the DDP segmenter cuts them (a run of large frames, then a short last one), all of it in
+     * the socket: each large payload is read straight into its destination, and from the second message on one read
+     * brings everything between two payloads (payload CRC, the short frame, the next prefix and header): two socket
+     * reads per large frame, where reading the short frame after its header took three.
+     */
+    @ParameterizedTest(name = "hc={0} pc={1} run={2}")
+    @CsvSource({"true, true, 1", "false, false, 1", "true, false, 3", "false, true, 3"})
+    void aStreamOfMessagesTakesTwoSocketReadsPerLargeFrame(boolean hc, boolean pc, int run) {
+        int messages = 8;
+        int large = 60000 / run;
+        List<byte[]> ulpdus = new ArrayList<>();
+        for (int m = 0; m < messages; m++) {
+            for (int i = 0; i < run; i++) {
+                ulpdus.add(tagged(i * large, large, m + i));
+            }
+            ulpdus.add(tagged(run * large, 700, m));
+        }
+        byte[] wire = stream(hc, pc, ulpdus.toArray(new byte[0][]));
+        IftFramer f = framer(hc, pc);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ReadLoop reads = ReadLoop.on(ch, f);
+        DirectReadAllocator alloc = reads.allocator();
+        f.receiveWith(sink);
+        f.readDirectlyWith(alloc);
+        sink.watch(alloc);
+        reads.readAll(ch, wire, 0, wire.length);
+        List<String> expected = new ArrayList<>();
+        for (int m = 0; m < messages; m++) {
+            for (int i = 0; i < run; i++) {
+                expected.addAll(List.of("header 14+" + large, "placed"));
+            }
+            expected.add("ulpdu " + (TAGGED + 700));
+        }
+        assertEquals(expected, calls);
+        assertArrayEquals(Arrays.copyOfRange(ulpdus.get(ulpdus.size() - 2), TAGGED, TAGGED + large),
+                sink.placed((run - 1) * large, large));
+        long firstDirect = sink.directAtPlaced().get(0); // the first read took the first payload's first octets
+        assertEquals((messages * run - 1) * (long) large, alloc.octetsReadDirectly() - firstDirect,
+                "every later payload octet read into its destination");
+        // the first message: the first read's guess, the rest of its first payload, then as many reads as later
+        long later = alloc.socketReads() - 2 - 2L * run;
+        assertTrue(later <= 2L * run * (messages - 1), alloc.socketReads() + " socket reads for " + messages
+                + " messages of " + run + " large frames and a short one");
+        ch.finishAndReleaseAll();
+    }
+
+    /**
      * Once the header is decoded, the next receive buffer is the destination itself (the octets land there with no
      * copy of ours), then a buffer of exactly the payload CRC field and the next frame's prefix and DDP header.
      */

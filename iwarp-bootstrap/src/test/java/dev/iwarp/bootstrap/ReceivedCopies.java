@@ -32,16 +32,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * trailer reads, a peer's small segments) are not counted.
  *
  * <p>{@link #measure} runs {@value #ROUNDS} RDMA Writes, then as many Reads, then as many Sends of
- * {@value #SIZE} octets each between two stacks on loopback, checks every payload arrived intact, and counts the
- * receiving side's reads of each phase. Close it after the test: it closes the stacks and releases the buffers.
+ * {@value #SIZE} octets each (or as many of another size) between two stacks on loopback, checks every payload
+ * arrived intact, and counts the receiving side's reads of each phase: every read system call, those that found the
+ * socket empty included. Close it after the test: it closes the stacks and releases the buffers.
  */
 final class ReceivedCopies {
     static final int SIZE = 256 * 1024;
     static final int ROUNDS = 8;
 
-    /** Copies per received payload octet, and the receiving side's socket reads per 64 KiB of payload, per phase. */
+    /**
+     * Copies per received payload octet, the receiving side's socket reads per 64 KiB of payload, and how many of
+     * those found the socket empty, per phase.
+     */
     record Counts(double write, double readResponse, double send, double writeReads, double readResponseReads,
-                  double sendReads) {
+                  double sendReads, double writeEmpty, double readResponseEmpty, double sendEmpty) {
     }
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -56,7 +60,11 @@ final class ReceivedCopies {
         }
 
         long reads() {
-            return channels.stream().mapToLong(DirectReadAllocator::socketReads).sum();
+            return channels.stream().mapToLong(d -> d.socketReads() + d.emptyReads()).sum();
+        }
+
+        long empty() {
+            return channels.stream().mapToLong(DirectReadAllocator::emptyReads).sum();
         }
     }
 
@@ -103,13 +111,13 @@ final class ReceivedCopies {
         return a;
     }
 
-    private static double copies(long direct) {
-        return 2 - (double) direct / ((long) ROUNDS * SIZE);
+    private static double copies(long direct, int size, int rounds) {
+        return 2 - (double) direct / ((long) rounds * size);
     }
 
     /** Socket reads (the read phase's, of the receiving side's channels) per 64 KiB of payload received. */
-    private static double readsPer64KiB(long reads) {
-        return reads / ((double) ROUNDS * SIZE / 65536);
+    private static double readsPer64KiB(long reads, int size, int rounds) {
+        return reads / ((double) rounds * size / 65536);
     }
 
     /**
@@ -117,13 +125,18 @@ final class ReceivedCopies {
      * {@code port} (0: any).
      */
     Counts measure(Transport transport, Framing framing, int port) throws Exception {
+        return measure(transport, framing, port, SIZE, ROUNDS);
+    }
+
+    /** As {@link #measure(Transport, Framing, int)}, {@code rounds} messages of {@code size} octets per phase. */
+    Counts measure(Transport transport, Framing framing, int port, int size, int rounds) throws Exception {
         Direct serverReads = new Direct();
         Direct clientReads = new Direct();
         IwarpStack server = stack(transport, serverReads);
         ProtectionDomain spd = server.allocPd();
-        MemoryRegion target = spd.register(buffer(SIZE, 0), Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+        MemoryRegion target = spd.register(buffer(size, 0), Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                 Access.REMOTE_READ);
-        ByteBuf recv = buffer(SIZE, 0);
+        ByteBuf recv = buffer(size, 0);
         MemoryRegion recvMr = spd.register(recv, Access.LOCAL_WRITE);
         CompletionQueue serverRecvCq = new CompletionQueue();
         QueuePair[] serverQp = new QueuePair[1];
@@ -133,47 +146,54 @@ final class ReceivedCopies {
         ProtectionDomain cpd = client.allocPd();
         ConnectOptions opts = ConnectOptions.of(cpd).framing(framing);
         QueuePair qp = client.connect(listener.localAddress(), opts).get(10, TimeUnit.SECONDS);
-        ByteBuf src = buffer(SIZE, 7);
+        ByteBuf src = buffer(size, 7);
         MemoryRegion srcMr = cpd.register(src, Access.LOCAL_WRITE);
-        ByteBuf sink = buffer(SIZE, 0);
+        ByteBuf sink = buffer(size, 0);
         MemoryRegion sinkMr = cpd.register(sink, Access.LOCAL_WRITE);
         long id = 0;
 
         long before = serverReads.octets();
         long readsBefore = serverReads.reads();
-        for (int i = 0; i < ROUNDS; i++) {
+        long emptyBefore = serverReads.empty();
+        for (int i = 0; i < rounds; i++) {
             qp.postSend(SendRequest.rdmaWrite(++id, srcMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
         }
         // a Write completes once sent: a Read behind it completes once the target took every Write before it
         qp.postSend(SendRequest.rdmaRead(++id, sinkMr.slice(0, 1), target.stag(), target.iova()));
         take(opts.sendCq());
-        double write = copies(serverReads.octets() - before);
-        double writeReads = readsPer64KiB(serverReads.reads() - readsBefore);
+        double write = copies(serverReads.octets() - before, size, rounds);
+        double writeReads = readsPer64KiB(serverReads.reads() - readsBefore, size, rounds);
+        double writeEmpty = readsPer64KiB(serverReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(target.memory()), "Write");
 
         before = clientReads.octets();
         readsBefore = clientReads.reads();
-        for (int i = 0; i < ROUNDS; i++) {
+        emptyBefore = clientReads.empty();
+        for (int i = 0; i < rounds; i++) {
             qp.postSend(SendRequest.rdmaRead(++id, sinkMr.all(), target.stag(), target.iova()));
             take(opts.sendCq());
         }
-        double readResponse = copies(clientReads.octets() - before);
-        double readResponseReads = readsPer64KiB(clientReads.reads() - readsBefore);
+        double readResponse = copies(clientReads.octets() - before, size, rounds);
+        double readResponseReads = readsPer64KiB(clientReads.reads() - readsBefore, size, rounds);
+        double readResponseEmpty = readsPer64KiB(clientReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(sink), "Read Response");
 
         before = serverReads.octets();
         readsBefore = serverReads.reads();
-        for (int i = 0; i < ROUNDS; i++) {
+        emptyBefore = serverReads.empty();
+        for (int i = 0; i < rounds; i++) {
             serverQp[0].postRecv(RecvRequest.of(++id, recvMr.all()));
             qp.postSend(SendRequest.send(++id, srcMr.all()));
             take(opts.sendCq());
             take(serverRecvCq);
         }
-        double send = copies(serverReads.octets() - before);
-        double sendReads = readsPer64KiB(serverReads.reads() - readsBefore);
+        double send = copies(serverReads.octets() - before, size, rounds);
+        double sendReads = readsPer64KiB(serverReads.reads() - readsBefore, size, rounds);
+        double sendEmpty = readsPer64KiB(serverReads.empty() - emptyBefore, size, rounds);
         assertArrayEquals(bytes(src), bytes(recv), "Send");
         listener.close().sync();
-        return new Counts(write, readResponse, send, writeReads, readResponseReads, sendReads);
+        return new Counts(write, readResponse, send, writeReads, readResponseReads, sendReads, writeEmpty,
+                readResponseEmpty, sendEmpty);
     }
 }

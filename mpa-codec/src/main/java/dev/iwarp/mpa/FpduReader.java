@@ -123,7 +123,7 @@ final class FpduReader {
                         state = State.READ_HEADER;
                         sinkFpdu(ctx, in);
                         if (!markersRx && mayLend) {
-                            payloads.frameDone(in, fpduUlpduLength);
+                            payloads.frameDone(in, fpduUlpduLength, fpduWireLength);
                         }
                         return true;
                     }
@@ -146,7 +146,7 @@ final class FpduReader {
                     }
                     passed(ctx, fpduWireLength);
                     state = State.READ_HEADER;
-                    payloads.frameDone(in, fpduUlpduLength);
+                    payloads.frameDone(in, fpduUlpduLength, fpduWireLength);
                     sink.placed();
                     return true;
                 case FAILED:

@@ -180,6 +180,54 @@ class MpaFramerDirectReadTest {
         }
     }
 
+    /**
+     * A stream of messages as the DDP segmenter cuts them (a run of large FPDUs, then a short last one), all of it in
+     * the socket: each large payload is read straight into its destination, and from the second message on one read
+     * brings everything between two payloads (pad, CRC, the short FPDU, the next header): two socket reads per large
+     * FPDU, where reading the short FPDU after its header took three. No payload octet of the later messages is
+     * copied from an ordinary buffer.
+     */
+    @ParameterizedTest(name = "crc={0} run={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"true, 1", "false, 1", "true, 3", "false, 3"})
+    void aStreamOfMessagesTakesTwoSocketReadsPerLargeFpdu(boolean crc, int run) {
+        int messages = 8;
+        int large = 60000 / run;
+        List<byte[]> ulpdus = new ArrayList<>();
+        for (int m = 0; m < messages; m++) {
+            for (int i = 0; i < run; i++) {
+                ulpdus.add(tagged(i * large, large, m + i));
+            }
+            ulpdus.add(tagged(run * large, 700, m));
+        }
+        byte[] wire = stream(crc, false, ulpdus.toArray(new byte[0][]));
+        MpaFramer f = new MpaFramer(crc, false, false, 65535, 65535, false);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ReadLoop reads = ReadLoop.on(ch, f);
+        DirectReadAllocator alloc = reads.allocator();
+        f.receiveWith(sink);
+        f.readDirectlyWith(alloc);
+        sink.watch(alloc);
+        reads.readAll(ch, wire, 0, wire.length);
+        List<String> expected = new ArrayList<>();
+        for (int m = 0; m < messages; m++) {
+            for (int i = 0; i < run; i++) {
+                expected.addAll(List.of("header 14+" + large, "placed"));
+            }
+            expected.add("ulpdu " + (TAGGED + 700));
+        }
+        assertEquals(expected, calls);
+        assertArrayEquals(Arrays.copyOfRange(ulpdus.get(ulpdus.size() - 2), TAGGED, TAGGED + large),
+                sink.placed((run - 1) * large, large));
+        long firstDirect = sink.directAtPlaced().get(0); // the first read took the first payload's first octets
+        assertEquals((messages * run - 1) * (long) large, alloc.octetsReadDirectly() - firstDirect,
+                "every later payload octet read into its destination");
+        // the first message: the first read's guess, the rest of its first payload, then as many reads as later
+        long later = alloc.socketReads() - 2 - 2L * run;
+        assertTrue(later <= 2L * run * (messages - 1), alloc.socketReads() + " socket reads for " + messages
+                + " messages of " + run + " large FPDUs and a short one");
+        ch.finishAndReleaseAll();
+    }
+
     /** The readable octets of every buffer that passed it, which it passes on unchanged (a capture, a guard). */
     private final List<Integer> watched = new ArrayList<>();
 

@@ -119,9 +119,12 @@ final class VitcpPayloadReader {
         payloads.headerDue(in);
     }
 
-    /** A segment with {@code payloadLength} payload octets was received; {@code in} holds what follows it. */
-    void segmentDone(ByteBuf in, int payloadLength) {
-        payloads.frameDone(in, payloadLength);
+    /**
+     * A segment with {@code payloadLength} payload octets ({@code totalLength} in all) was received; {@code in} holds
+     * what follows it.
+     */
+    void segmentDone(ByteBuf in, int payloadLength, int totalLength) {
+        payloads.frameDone(in, payloadLength, totalLength);
     }
 
     /** Payload octets that came in an ordinary buffer go to the destination; whether there were any. */

@@ -106,7 +106,7 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
                     ViSegment s = payloads.trailer(ctx, internalBuffer()); // complete at once without a trailer
                     if (s != null) {
                         state = State.READ_HEADER;
-                        payloads.segmentDone(internalBuffer(), s.content().readableBytes());
+                        payloads.segmentDone(internalBuffer(), s.content().readableBytes(), totalLength);
                         ctx.fireChannelRead(s);
                     }
                 }
@@ -185,7 +185,7 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
                     }
                     state = State.READ_HEADER;
                     out.add(s);
-                    payloads.segmentDone(in, s.content().readableBytes());
+                    payloads.segmentDone(in, s.content().readableBytes(), totalLength);
                     return;
                 case READ_PAYLOAD:
                     // octets that came in an ordinary buffer (a read begun before the destination was known)
@@ -203,7 +203,7 @@ public class VitcpSegmentDecoder extends ByteToMessageDecoder {
                     }
                     state = State.READ_HEADER;
                     out.add(placed);
-                    payloads.segmentDone(in, placed.content().readableBytes());
+                    payloads.segmentDone(in, placed.content().readableBytes(), totalLength);
                     return;
                 }
                 case BAD_STREAM:

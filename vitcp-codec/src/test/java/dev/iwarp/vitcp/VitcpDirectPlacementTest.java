@@ -315,6 +315,59 @@ class VitcpDirectPlacementTest {
     }
 
     /**
+     * A stream of messages (a run of large RDMA Write segments, then a short Send), all of it in the socket: each
+     * large payload after the first message's first is read straight into its destination, and from the second
+     * message on one read brings everything between two payloads (trailer, the short segment, the next headers): two
+     * socket reads per large segment, where reading the short segment after its headers took three.
+     */
+    @ParameterizedTest(name = "run {0}")
+    @CsvSource({"1", "3"})
+    void aStreamOfMessagesTakesTwoSocketReadsPerLargeSegment(int run) {
+        int messages = 8;
+        int large = 36000 / run;
+        VitcpSegmentEncoder encoder = new VitcpSegmentEncoder(VitcpCrcMode.ETHERNET_REFLECTED);
+        encoder.crcEnabled(true);
+        EmbeddedChannel tx = new EmbeddedChannel(encoder);
+        for (int m = 0; m < messages; m++) {
+            for (int i = 0; i < run; i++) {
+                tx.writeOutbound(ViSegment.builder(ViSegmentType.RDMA_WRITE).messageNumber(2 * m).endOfMessage(i == run - 1)
+                        .dataOffset(i * large).rdmaHeader(new ViRdmaHeader(0, 0x1234, run * large))
+                        .build(payload(large, m + i)));
+            }
+            tx.writeOutbound(ViSegment.builder(ViSegmentType.SEND).messageNumber(2 * m + 1).endOfMessage(true)
+                    .build(payload(100, m)));
+        }
+        byte[] wire = dev.iwarp.testkit.ChannelOctets.drainOutbound(tx);
+        tx.finishAndReleaseAll();
+        VitcpSegmentDecoder d = decoder(VitcpCrcMode.ETHERNET_REFLECTED, true);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ReadLoop reads = ReadLoop.on(ch, d);
+        d.receiveWith(placement);
+        d.readDirectlyWith(reads.allocator());
+        List<ViSegment> got = new ArrayList<>();
+        try {
+            reads.readAll(ch, wire, 0, wire.length);
+            drain(ch, got);
+            assertEquals(messages * (run + 1), got.size());
+            for (int k = 0; k < got.size(); k++) {
+                ViSegment g = got.get(k);
+                assertEquals(g.type() == ViSegmentType.RDMA_WRITE, g.placed(), "segment " + k + ": " + g);
+                assertFalse(g.crcError(), "segment " + k);
+            }
+            // the first read (the allocator's first guess) takes the first Write's headers and its first octets
+            long direct = reads.allocator().octetsReadDirectly();
+            assertTrue(direct > (messages * run - 1) * (long) large, "read directly " + direct);
+            // the first message: the first read's guess, the rest of its first payload, then as many reads as later
+            long later = reads.allocator().socketReads() - 2 - 2L * run;
+            assertTrue(later <= 2L * run * (messages - 1), reads.allocator().socketReads() + " socket reads for "
+                    + messages + " messages of " + run + " large segments and a short one");
+        } finally {
+            got.forEach(ReferenceCountUtil::release);
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    /**
      * Over Netty's read loop with a {@code DirectReadAllocator}: the socket reads of each large payload after the
      * first go straight into its destination, all but the octets one read took in together with its headers.
      */

@@ -86,8 +86,9 @@ final class ViReceivedCopies {
             return channels.stream().mapToLong(DirectReadAllocator::octetsReadDirectly).sum();
         }
 
+        /** Read system calls, those that found the socket empty included. */
         long reads() {
-            return channels.stream().mapToLong(DirectReadAllocator::socketReads).sum();
+            return channels.stream().mapToLong(d -> d.socketReads() + d.emptyReads()).sum();
         }
     }
 
