@@ -90,7 +90,7 @@ class SctpEngineTest {
     /**
      * The next completion, waited for as long as the pair makes progress: fails once no message moved for {@value
      * #STALL_SECONDS} s (a stall), never for slowness: a fixed bound on each wait failed on a saturated 2-core
-     * machine, where the pair's event loops moved all along with about 1 % of a core each.
+     * machine, where the pair's event loops got about 1 % of a core each.
      */
     private Completion take(CompletionQueue cq) throws InterruptedException {
         long seen = -1;
@@ -122,7 +122,9 @@ class SctpEngineTest {
         // a reorder window of 64 messages (the shuffler holds 8 at most) wraps 23 times in the 1 MiB Write and Send
         // alone, with chunks held across the wrap; 16 MiB would add nothing the adaptation does (11,882 messages
         // per operation, each several buffers that paranoid leak tracking records at every access: an event loop
-        // given 1 % of a core on a saturated machine spends minutes on each)
+        // given 1 % of a core on a saturated machine spends minutes on each; and there, in the 16 MiB Read, the
+        // in-memory pair itself stalled: the server's LocalChannel held 2,507 unread messages with no read pending,
+        // twice at the same message count, in order and shuffled)
         SctpPair c = pair(SctpPair.settings().reorderWindow(REORDER_WINDOW, SctpSettings.DEFAULT_REORDER_BYTES)
                 .build(), unordered);
         LlpParameters p = c.client.connectionParameters();
