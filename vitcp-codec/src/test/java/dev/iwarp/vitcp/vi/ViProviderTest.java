@@ -359,7 +359,9 @@ class ViProviderTest {
 
     @Test
     void peerToPeerGivesUpAtTheConsumersTimeout() throws Exception {
-        VitcpConfig cfg = VitcpConfig.builder().connectTimeout(Duration.ofMillis(400)).build();
+        // long enough for the peer's first ConnectNoMatch to come back on a loaded machine (400 ms was not, at load
+        // 70 on 2 cores: the timeout then had no cause); the test waits for the timeout, so it takes this long
+        VitcpConfig cfg = VitcpConfig.builder().connectTimeout(Duration.ofSeconds(5)).build();
         try (ViProvider provider = new ViProvider();
              ViListener low = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
              ViListener high = provider.listen(new InetSocketAddress("127.0.0.2", 0), cfg)) {
