@@ -51,6 +51,13 @@ class QueuedWritesAtCloseTest {
     private static final int REPEAT = Integer.getInteger("iwarp.test.closeRepeat", 1);
     /** Only the setups whose names contain this ({@code -Diwarp.test.closeSetup=TLS}), to hunt in one. */
     private static final String ONLY = System.getProperty("iwarp.test.closeSetup", "");
+    /**
+     * The TLS handshake and the framing's startup get this long, not their 10 s defaults: what this test proves
+     * does not depend on them, and a TLS handshake on a loop shared with paranoid leak tracking took longer than
+     * 10 s at load 38 on 2 cores.
+     */
+    private static final long STARTUP_SECONDS = 120;
+    private static final long STARTUP_MILLIS = STARTUP_SECONDS * 1000;
 
     /** How the stalled stream ends. */
     enum Ending {
@@ -75,29 +82,31 @@ class QueuedWritesAtCloseTest {
                 case MPA_MARKERS_CRC -> mpa(true, true);
                 case MPA_MARKERS_NO_CRC -> mpa(false, true);
                 case TLS_IFT, IFT_CRC -> IftFraming.of(IftSettings.builder().sendCrcs(true, true)
-                        .checkCrcs(true, true).build());
+                        .checkCrcs(true, true).adaptionTimeout(STARTUP_SECONDS, TimeUnit.SECONDS).build());
                 case IFT_NO_CRC -> IftFraming.of(IftSettings.builder().sendCrcs(false, false)
-                        .checkCrcs(false, false).build());
+                        .checkCrcs(false, false).adaptionTimeout(STARTUP_SECONDS, TimeUnit.SECONDS).build());
             };
         }
 
         private static Framing mpa(boolean crc, boolean markers) {
             return MpaFraming.of(MpaSettings.builder().revision(2).crc(crc).markers(markers).acceptMarkers(markers)
-                    .ird(READS).ord(READS).build());
+                    .ird(READS).ord(READS).startupTimeout(STARTUP_SECONDS, TimeUnit.SECONDS).build());
         }
 
         TlsSettings serverTls() {
             return switch (this) {
-                case TLS_MPA, TLS_IFT -> TlsSettings.builder().identity(Tls.SERVER).build();
-                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).build();
+                case TLS_MPA, TLS_IFT -> TlsSettings.builder().identity(Tls.SERVER).handshakeTimeoutMillis(STARTUP_MILLIS)
+                        .build();
+                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).handshakeTimeoutMillis(STARTUP_MILLIS).build();
                 default -> null;
             };
         }
 
         TlsSettings clientTls() {
             return switch (this) {
-                case TLS_MPA, TLS_IFT -> TlsSettings.builder().trust(List.of(Tls.SERVER.certificate())).build();
-                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).build();
+                case TLS_MPA, TLS_IFT -> TlsSettings.builder().trust(List.of(Tls.SERVER.certificate()))
+                        .handshakeTimeoutMillis(STARTUP_MILLIS).build();
+                case TLS_PSK_MPA -> TlsSettings.builder().psk(Tls.PSK).handshakeTimeoutMillis(STARTUP_MILLIS).build();
                 default -> null;
             };
         }
@@ -157,9 +166,9 @@ class QueuedWritesAtCloseTest {
                     req -> accepted.complete(req.accept(spd, new CompletionQueue(), new CompletionQueue(), new byte[0])));
             ProtectionDomain cpd = client.allocPd();
             MemoryRegion into = cpd.register(sink, Access.LOCAL_WRITE);
-            QueuePair qp = client.connect(listener.localAddress(),
-                    ConnectOptions.of(cpd).framing(setup.framing()).tls(setup.clientTls())).get(20, TimeUnit.SECONDS);
-            QueuePair serverQp = accepted.get(10, TimeUnit.SECONDS);
+            QueuePair qp = client.connect(listener.localAddress(), ConnectOptions.of(cpd).framing(setup.framing())
+                    .tls(setup.clientTls())).get(STARTUP_SECONDS, TimeUnit.SECONDS);
+            QueuePair serverQp = accepted.get(STARTUP_SECONDS, TimeUnit.SECONDS);
             Channel ch = serverQp.channel();
             qp.channel().config().setAutoRead(false); // the peer stops reading
             for (int r = 0; r < READS; r++) {
@@ -196,9 +205,9 @@ class QueuedWritesAtCloseTest {
         }
     }
 
-    /** Waits (bounded) until the channel cannot take more writes: the responder's transmit side has stalled. */
+    /** Waits (bounded: 60 s) until the channel cannot take more writes: the responder's transmit side has stalled. */
     static void waitUntilUnwritable(Channel ch) throws InterruptedException {
-        for (int i = 0; i < 400 && ch.isWritable(); i++) {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); ch.isWritable() && System.nanoTime() < end; ) {
             Thread.sleep(25);
         }
         assertFalse(ch.isWritable(), "the responder's channel never became unwritable");

@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Two iWARP endpoints over an in-memory SCTP: {@link LocalChannel}s carrying {@code SctpMessage}s
@@ -63,9 +64,12 @@ final class SctpPair implements AutoCloseable {
     final QueuePair server;
     /** Read batches the {@link Shuffler}s passed on in another order than they arrived. */
     final AtomicInteger reordered = new AtomicInteger();
+    /** Messages either end has sent: how a test tells a slow transfer (a loaded machine) from a stalled one. */
+    final AtomicLong messages = new AtomicLong();
 
-    SctpPair(boolean unordered) throws Exception {
-        this(SctpSettings.builder().staticPeer(dev.iwarp.sctp.SctpIndication.RDMA_AND_NEGOTIATION).build(), unordered);
+    /** The pair's default settings: the indication static on both sides. */
+    static SctpSettings.Builder settings() {
+        return SctpSettings.builder().staticPeer(dev.iwarp.sctp.SctpIndication.RDMA_AND_NEGOTIATION);
     }
 
     SctpPair(SctpSettings settings, boolean unordered) throws Exception {
@@ -77,7 +81,7 @@ final class SctpPair implements AutoCloseable {
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
-                        ch.pipeline().addLast(new NoEmptyMessages());
+                        ch.pipeline().addLast(new NoEmptyMessages(messages));
                         if (unordered) {
                             ch.pipeline().addLast(new Shuffler(reordered));
                         }
@@ -92,7 +96,7 @@ final class SctpPair implements AutoCloseable {
                 .handler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
-                        ch.pipeline().addLast(new NoEmptyMessages());
+                        ch.pipeline().addLast(new NoEmptyMessages(messages));
                         if (unordered) {
                             ch.pipeline().addLast(new Shuffler(reordered));
                         }
@@ -199,8 +203,17 @@ final class SctpPair implements AutoCloseable {
         }
     }
 
-    /** Sends nothing for a message without data, as NioSctpChannel does (SCTP has no empty DATA chunk). */
+    /**
+     * Sends nothing for a message without data, as NioSctpChannel does (SCTP has no empty DATA chunk); counts
+     * the messages sent.
+     */
     static final class NoEmptyMessages extends ChannelOutboundHandlerAdapter {
+        private final AtomicLong sent;
+
+        NoEmptyMessages(AtomicLong sent) {
+            this.sent = sent;
+        }
+
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
             if (msg instanceof SctpMessage && !((SctpMessage) msg).content().isReadable()) {
@@ -208,6 +221,7 @@ final class SctpPair implements AutoCloseable {
                 promise.trySuccess();
                 return;
             }
+            sent.incrementAndGet();
             ctx.write(msg, promise);
         }
     }

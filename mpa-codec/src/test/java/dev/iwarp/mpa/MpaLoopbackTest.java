@@ -35,6 +35,7 @@ import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,22 +100,58 @@ class MpaLoopbackTest {
         final Channel channel;
         final MpaStartupHandler mpa;
         final BlockingQueue<ByteBuf> received;
+        /** Octets the client's socket read: a slow echo (a loaded machine) still moves them, a stalled one does not. */
+        final AtomicLong octetsIn;
 
-        Client(Channel channel, MpaStartupHandler mpa, BlockingQueue<ByteBuf> received) {
+        Client(Channel channel, MpaStartupHandler mpa, BlockingQueue<ByteBuf> received, AtomicLong octetsIn) {
             this.channel = channel;
             this.mpa = mpa;
             this.received = received;
+            this.octetsIn = octetsIn;
+        }
+
+        /**
+         * The next echoed ULPDU, waited for as long as octets keep arriving; null once none arrived for
+         * {@link #STALL_SECONDS} s (a stall). A fixed 10 s per echo failed at load 65 on 2 cores (epoll, CRC and
+         * markers both ways: 64 KiB FPDUs cut every 512 octets, with paranoid leak tracking).
+         */
+        ByteBuf nextEcho() throws InterruptedException {
+            long seen = -1;
+            long movedAt = 0;
+            for (;;) {
+                ByteBuf got = received.poll(1, TimeUnit.SECONDS);
+                long now = octetsIn.get();
+                if (got != null) {
+                    return got;
+                } else if (now != seen) {
+                    seen = now;
+                    movedAt = System.nanoTime();
+                } else if (System.nanoTime() - movedAt > TimeUnit.SECONDS.toNanos(STALL_SECONDS)) {
+                    return null;
+                }
+            }
         }
     }
+
+    /** Seconds without an octet arriving after which an echo is late: a stall, not slowness. */
+    private static final int STALL_SECONDS = 60;
 
     private Client connect(boolean epoll, InetSocketAddress addr, MpaSettings settings) throws Exception {
         MpaStartupHandler mpa = MpaStartupHandler.initiator(settings);
         BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        AtomicLong octetsIn = new AtomicLong();
         Channel ch = new Bootstrap().group(group(epoll)).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                octetsIn.addAndGet(((ByteBuf) msg).readableBytes());
+                                ctx.fireChannelRead(msg);
+                            }
+                        });
                         ch.pipeline().addLast(mpa, new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -124,7 +161,7 @@ class MpaLoopbackTest {
                     }
                 }).connect(addr).sync().channel();
         channels.add(ch);
-        return new Client(ch, mpa, received);
+        return new Client(ch, mpa, received, octetsIn);
     }
 
     @ParameterizedTest(name = "epoll={0} crc={1} markers initiator={2} responder={3}")
@@ -170,7 +207,7 @@ class MpaLoopbackTest {
         }
         c.channel.flush();
         for (byte[] expected : sent) {
-            ByteBuf got = c.received.poll(10, TimeUnit.SECONDS);
+            ByteBuf got = c.nextEcho();
             assertNotNull(got, "echo timed out");
             try {
                 byte[] a = new byte[got.readableBytes()];
@@ -200,7 +237,7 @@ class MpaLoopbackTest {
             c.channel.writeAndFlush(Unpooled.wrappedBuffer(a));
         }
         for (int i = 0; i < 64; i++) {
-            ByteBuf got = c.received.poll(10, TimeUnit.SECONDS);
+            ByteBuf got = c.nextEcho();
             assertNotNull(got, "echo timed out");
             got.release();
         }
@@ -232,7 +269,7 @@ class MpaLoopbackTest {
         assertTrue(f2.isSuccess(), () -> String.valueOf(f2.cause()));
         assertEquals(1, f2.getNow().revision());
         second.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {0x41, 0x43, 1, 2}));
-        ByteBuf echo = second.received.poll(10, TimeUnit.SECONDS);
+        ByteBuf echo = second.nextEcho();
         assertNotNull(echo);
         assertEquals(4, echo.readableBytes());
         echo.release();

@@ -50,10 +50,13 @@ class TlsStackLoopbackTest {
     /** RFC 5044 §4.5 with EMSS = the TLS record payload 16384 (no markers). */
     static final int MULPDU = MpaFramer.mulpdu(TlsSettings.MAX_RECORD_PAYLOAD, false);
 
-    private static final Framing MPA = MpaFraming.of(MpaSettings.defaults());
+    private static final Framing MPA = MpaFraming.of(MpaSettings.builder().startupTimeout(120, TimeUnit.SECONDS)
+            .build());
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<ByteBuf> buffers = new ArrayList<>();
+    /** Octets the stacks' sockets read: a slow transfer (a loaded machine) moves them, a stalled one does not. */
+    private final java.util.concurrent.atomic.AtomicLong octetsIn = new java.util.concurrent.atomic.AtomicLong();
 
     @AfterEach
     void tearDown() throws Exception {
@@ -93,7 +96,7 @@ class TlsStackLoopbackTest {
     @CsvSource({"NIO, 1", "EPOLL, 1048576"})
     void everyOperationOverIftInTls(Transport transport, int size) throws Exception {
         everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(),
-                IftFraming.of(IftSettings.defaults()));
+                IftFraming.of(IftSettings.builder().adaptionTimeout(120, TimeUnit.SECONDS).build()));
     }
 
     @ParameterizedTest(name = "{0} external PSK, size {1}")
@@ -102,8 +105,11 @@ class TlsStackLoopbackTest {
         everyOperation(transport, size, TlsFixtures.psk(TlsFixtures.PSK), TlsFixtures.psk(TlsFixtures.PSK), MPA);
     }
 
-    private void everyOperation(Transport transport, int size, TlsSettings serverTls, TlsSettings clientTls,
-                                Framing framing) throws Exception {
+    private void everyOperation(Transport transport, int size, TlsSettings serverSettings,
+                                TlsSettings clientSettings, Framing framing) throws Exception {
+        // what this test proves does not depend on the 10 s handshake default, which a loaded machine exceeded
+        TlsSettings serverTls = serverSettings.toBuilder().handshakeTimeoutMillis(120_000).build();
+        TlsSettings clientTls = clientSettings.toBuilder().handshakeTimeoutMillis(120_000).build();
         Assumptions.assumeTrue(transport != Transport.EPOLL || Transport.auto() == Transport.EPOLL, "no epoll here");
         IwarpStack server = stack(transport);
         IwarpStack client = stack(transport);
@@ -125,7 +131,7 @@ class TlsStackLoopbackTest {
         MemoryRegion sink = cpd.register(buffer(room, 0), Access.LOCAL_WRITE);
         MemoryRegion result = cpd.register(buffer(16, 0), Access.LOCAL_WRITE);
         ConnectOptions opts = ConnectOptions.of(cpd).framing(framing).tls(clientTls);
-        QueuePair qp = client.connect(listener.localAddress(), opts).get(20, TimeUnit.SECONDS);
+        QueuePair qp = client.connect(listener.localAddress(), opts).get(120, TimeUnit.SECONDS);
         if (framing == MPA) {
             assertEquals(MULPDU, qp.connectionParameters().framing(MpaParameters.class).mulpdu(), "MULPDU from the record size");
         }
@@ -175,7 +181,16 @@ class TlsStackLoopbackTest {
     }
 
     private IwarpStack stack(Transport t) {
-        IwarpStack s = IwarpStack.builder().transport(t).threads(1).build();
+        IwarpStack s = IwarpStack.builder().transport(t).threads(1).channelHook(ch -> ch.pipeline().addFirst(
+                new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof ByteBuf) {
+                            octetsIn.addAndGet(((ByteBuf) msg).readableBytes());
+                        }
+                        ctx.fireChannelRead(msg);
+                    }
+                })).build();
         closeables.add(s);
         return s;
     }
@@ -191,9 +206,25 @@ class TlsStackLoopbackTest {
         return b;
     }
 
-    static Completion take(CompletionQueue cq) throws InterruptedException {
-        Completion c = cq.take(30, TimeUnit.SECONDS);
-        assertNotNull(c, "completion timed out");
-        return c;
+    /**
+     * The next completion, waited for as long as octets keep arriving at either stack's sockets: fails once none
+     * arrived for 60 s (a stall), never for slowness. A fixed 30 s failed for 16 MiB at load 70 on 2 cores.
+     */
+    private Completion take(CompletionQueue cq) throws InterruptedException {
+        long seen = -1;
+        long movedAt = 0;
+        for (;;) {
+            Completion c = cq.take(1, TimeUnit.SECONDS);
+            if (c != null) {
+                return c;
+            }
+            long now = octetsIn.get();
+            if (now != seen) {
+                seen = now;
+                movedAt = System.nanoTime();
+            } else if (System.nanoTime() - movedAt > TimeUnit.SECONDS.toNanos(60)) {
+                assertNotNull(c, "no completion, and no octet arrived for 60 s");
+            }
+        }
     }
 }

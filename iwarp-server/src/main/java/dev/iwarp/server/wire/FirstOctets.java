@@ -20,6 +20,18 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(FirstOctets.class);
     public static final String NAME = "first-octets";
 
+    /**
+     * Longest wait, once a connect timed out, for its event loop to read octets that already reached the socket
+     * ({@link Watch#mismatchOnceRead}), when the connect's own timeout is not shorter: the wait is for our own
+     * loop, which normally takes a few microseconds.
+     */
+    static final long READ_GRACE_MILLIS = 2_000;
+    /**
+     * The least wait in effect (0: the connect's timeout or {@link #READ_GRACE_MILLIS}, whichever is shorter).
+     * Tests raise it, so that a loop starved of CPU on a saturated machine still reads within the wait.
+     */
+    static volatile long minReadGraceMillis;
+
     private final ByteBuf seen = Unpooled.buffer(PeerFraming.NEEDED, PeerFraming.NEEDED);
     private final PeerFraming own;
     private final boolean answer;
@@ -66,6 +78,11 @@ public final class FirstOctets extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         seen.release();
+    }
+
+    /** How long {@link Watch#mismatchOnceRead} waits after a connect of {@code timeoutMs} timed out. */
+    static long readGraceMillis(long timeoutMs) {
+        return Math.max(minReadGraceMillis, Math.min(timeoutMs, READ_GRACE_MILLIS));
     }
 
     /** A client's record of what its server answered, over every attempt of one connect. */

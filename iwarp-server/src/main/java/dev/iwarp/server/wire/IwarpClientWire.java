@@ -84,7 +84,8 @@ final class IwarpClientWire implements ClientWire {
             throw new IOException(other != null ? other : kind.connectFailed(Addresses.format(server),
                     Addresses.reason(e.getCause())), e.getCause());
         } catch (TimeoutException e) {
-            String other = watch == null ? null : watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
+            String other = watch == null ? null // arrived, not yet read?
+                    : watch.mismatchOnceRead(server, FirstOctets.readGraceMillis(timeoutMs));
             throw new IOException(other != null ? other : kind.noAnswer(Addresses.format(server), timeoutMs), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -53,7 +53,7 @@ final class VitcpClientWire extends VitcpSide implements ClientWire {
             throw new IOException(other != null ? other : "cannot connect to " + Addresses.format(server) + ": "
                     + Addresses.reason(e.getCause()), e.getCause());
         } catch (TimeoutException e) {
-            String other = watch.mismatchOnceRead(server, Math.min(timeoutMs, 2_000)); // arrived, not yet read?
+            String other = watch.mismatchOnceRead(server, FirstOctets.readGraceMillis(timeoutMs)); // arrived, not yet read?
             if (other != null) {
                 throw new IOException(other, e);
             }

@@ -28,6 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FirstOctetsTimeoutTest {
     private static final long TIMEOUT_MS = 3_000;
+    /**
+     * How long the client's loop gets, after the timeout, to read what arrived (2 s in the product): what the test
+     * proves does not depend on it, and a loop starved of CPU on a saturated machine may need longer.
+     */
+    private static final long READ_GRACE_MS = 60_000;
 
     /** A VI/TCP server's answer to an MPA client (draft-dicecco-vitcp-01 §4.3 ConnectReject), then silence. */
     private static Thread vitcpServer(ServerSocket listener, CountDownLatch answered) {
@@ -53,7 +58,7 @@ class FirstOctetsTimeoutTest {
 
     /**
      * Holds the client's only event loop from the moment its connection is up until the caller timed out and asked
-     * the loop to catch up (a task is pending), at most 10 s: the server's octets wait unread in the socket meanwhile.
+     * the loop to catch up (a task is pending), at most 60 s: the server's octets wait unread in the socket meanwhile.
      */
     private static final class BusyLoop extends ChannelInboundHandlerAdapter {
         private final CountDownLatch answered;
@@ -67,17 +72,17 @@ class FirstOctetsTimeoutTest {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) throws Exception {
-            assertTrue(answered.await(10, TimeUnit.SECONDS), "the server did not answer");
+            assertTrue(answered.await(60, TimeUnit.SECONDS), "the server did not answer");
             Thread.sleep(100); // the answer is in our socket's receive buffer now
             SingleThreadEventExecutor loop = (SingleThreadEventExecutor) ctx.executor();
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < end; Thread.sleep(5)) {
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < end; Thread.sleep(5)) {
                 boolean timedOut = System.nanoTime() - connectStart > TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
                 if (timedOut && loop.pendingTasks() > 0) {
                     released = "by a task after " + (System.nanoTime() - connectStart) / 1_000_000 + " ms";
                     break;
                 }
             }
-            released = released.equals("not yet") ? "after 10 s, no task came" : released;
+            released = released.equals("not yet") ? "after 60 s, no task came" : released;
             ctx.fireChannelActive();
         }
     }
@@ -85,6 +90,7 @@ class FirstOctetsTimeoutTest {
     @Test
     void anMpaClientWhoseTimeoutFiresBeforeItReadTheAnswerNamesTheServersFraming() throws Exception {
         CountDownLatch answered = new CountDownLatch(1);
+        FirstOctets.minReadGraceMillis = READ_GRACE_MS;
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread server = vitcpServer(listener, answered);
             long start = System.nanoTime();
@@ -100,6 +106,8 @@ class FirstOctetsTimeoutTest {
                 stack.close();
             }
             server.join(30_000);
+        } finally {
+            FirstOctets.minReadGraceMillis = 0;
         }
     }
 }
