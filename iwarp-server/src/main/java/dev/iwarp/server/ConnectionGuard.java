@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 /**
  * {@code serve}'s bounds on what peers may hold, the same for every wire. A {@link GuardedConnection} at the front of each accepted
@@ -106,6 +107,22 @@ final class ConnectionGuard {
         if (h != null) {
             h.started(messagesAfter, messages);
             ch.pipeline().addAfter(messagesAfter, "guard-messages", new GuardedConnection.Mark(h));
+        }
+    }
+
+    /**
+     * The session on {@code ch} counts the payload octets its peer moved through the RDMA core ({@code octetsMoved},
+     * read on {@code ch}'s event loop): the idle timeout counts them as activity, since the core takes ULPDUs from
+     * the framing directly and they never pass the guard's mark.
+     */
+    void countsPeerOctets(Channel ch, LongSupplier octetsMoved) {
+        GuardedConnection h = ch.pipeline().get(GuardedConnection.class);
+        if (h != null) {
+            if (ch.eventLoop().inEventLoop()) {
+                h.countsPeerOctets(octetsMoved);
+            } else {
+                ch.eventLoop().execute(() -> h.countsPeerOctets(octetsMoved));
+            }
         }
     }
 

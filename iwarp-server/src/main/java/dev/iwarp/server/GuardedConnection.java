@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * One accepted connection under {@link ConnectionGuard}: first in its pipeline, it admits the connection or closes it
@@ -39,6 +40,13 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private boolean completedInRead;
     private long lastActivity;
     private boolean movedData;
+    /**
+     * The session's count of payload octets the peer moved through the RDMA core, where the core takes ULPDUs from
+     * the framing directly (none passes {@link Mark}); read only when the idle timeout looks expired. Null until the
+     * session starts.
+     */
+    private LongSupplier peerOctetsMoved;
+    private long peerOctetsSeen;
     private long unwritableSince = -1;
     /** The framing's word on its messages, once started. */
     private FramedMessages messages;
@@ -228,7 +236,7 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
             cause = RefusalCause.MESSAGE_DEADLINE;
             LOG.info("{} a message begun {} ms ago is still incomplete (--message-deadline); closing", peer,
                     TimeUnit.NANOSECONDS.toMillis(now - partialSince));
-        } else if (started && guard.idleNanos > 0 && now - lastActivity >= guard.idleNanos) {
+        } else if (idleExpired(now)) {
             cause = RefusalCause.IDLE_TIMEOUT;
             LOG.info("{} moved no data for {} s (--idle-timeout); closing", peer,
                     TimeUnit.NANOSECONDS.toSeconds(now - lastActivity));
@@ -260,7 +268,34 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         return guard.firstOctetNanos > 0 && !firstOctetSeen && now - acceptedAt >= guard.firstOctetNanos
                 || guard.drainNanos > 0 && unwritableSince >= 0 && now - unwritableSince >= guard.drainNanos
                 || started && guard.deadlineNanos > 0 && partial && now - partialSince >= guard.deadlineNanos
-                || started && guard.idleNanos > 0 && now - lastActivity >= guard.idleNanos;
+                || idleExpired(now);
+    }
+
+    /**
+     * Whether the idle timeout ran out: no data moved for that long, neither in a message that passed {@link Mark}
+     * nor in the RDMA core (payload octets the peer's Writes placed, its Reads took or its Sends brought since the
+     * last look). Data the core moved since then counts as activity now: a busy connection is never idle.
+     */
+    private boolean idleExpired(long now) {
+        if (!started || guard.idleNanos <= 0 || now - lastActivity < guard.idleNanos) {
+            return false;
+        }
+        LongSupplier moved = peerOctetsMoved;
+        if (moved != null) {
+            long octets = moved.getAsLong();
+            if (octets != peerOctetsSeen) {
+                peerOctetsSeen = octets;
+                lastActivity = now;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The session's count of payload octets the peer moved through the RDMA core (see {@link #idleExpired}). */
+    void countsPeerOctets(LongSupplier octetsMoved) {
+        peerOctetsMoved = octetsMoved;
+        peerOctetsSeen = octetsMoved.getAsLong();
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.ServerWire;
 import dev.iwarp.server.wire.WireAccess;
 import dev.iwarp.server.wire.WireConnectRequest;
+import dev.iwarp.server.wire.WireConnection;
 import dev.iwarp.server.wire.WireDomain;
 import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
@@ -149,7 +150,9 @@ public final class RpingServer implements AutoCloseable {
         sessions.add(session);
         lastSession = session; // before the accept leaves, so a client that got it sees the session
         accepted.incrementAndGet();
-        session.start(request.accept(domain, session, advertisement));
+        WireConnection conn = request.accept(domain, session, advertisement);
+        session.start(conn);
+        guard.countsPeerOctets(ch, conn::peerOctetsMoved);
         WireRegion ownTarget = own;
         ch.closeFuture().addListener(f -> { // one listener per connection for the server's part
             if (ownTarget != null) {

@@ -1,6 +1,15 @@
 package dev.iwarp.server;
 
+import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
+import dev.iwarp.verbs.Access;
+import dev.iwarp.verbs.Completion;
+import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.QueuePair;
+import dev.iwarp.verbs.SendRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -13,10 +22,12 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -181,5 +192,46 @@ class ServeGuardTest {
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertTrue(closed, "zero-length Writes kept the connection open past the 1 s idle timeout");
         assertTrue(ms < 3_000, "closed after " + ms + " ms");
+    }
+
+    /**
+     * Writes and Reads reach the RDMA core straight from MPA's framer (none passes the guard's mark in the pipeline):
+     * they are still activity. A connection moving data for three idle timeouts stays open; it was closed at the
+     * first ("moved no data for 1 s") while 64 KiB Writes placed hundreds of MB.
+     */
+    @Test
+    void writesAndReadsThatReachTheCoreDirectlyAreActivity() throws Exception {
+        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(65536)
+                .withLimits(1024, 60_000, 1); // idle timeout 1 s
+        RpingServer s = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
+        closeables.add(s);
+        IwarpStack stack = IwarpStack.builder().threads(1).build();
+        closeables.add(stack);
+        ProtectionDomain pd = stack.allocPd();
+        ConnectOptions opts = ConnectOptions.of(pd);
+        QueuePair qp = stack.connect(s.localAddress(), opts).get(10, TimeUnit.SECONDS);
+        Advertisement target = Advertisement.decode(qp.connectionParameters().peerPrivateData());
+        ByteBuf source = Unpooled.directBuffer(65536, 65536).writeZero(65536);
+        ByteBuf sink = Unpooled.directBuffer(1024, 1024);
+        try {
+            MemoryRegion from = pd.register(source);
+            MemoryRegion into = pd.register(sink, Access.LOCAL_WRITE);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            int ops = 0;
+            while (System.nanoTime() < end) { // one Write of 64 KiB (read straight into the target) and a Read of 1 KiB
+                qp.postSend(SendRequest.rdmaWrite(ops++, from.all(), target.stag(), target.to()));
+                qp.postSend(SendRequest.rdmaRead(ops++, into.all(), target.stag(), target.to()));
+                for (int i = 0; i < 2; i++) {
+                    Completion c = opts.sendCq().take(10, TimeUnit.SECONDS);
+                    assertNotNull(c, "completion timed out");
+                    assertTrue(c.isSuccess(), () -> c + " after " + s.sessions() + "; the server closed a busy connection");
+                }
+                Thread.sleep(20);
+            }
+            assertEquals(1, s.sessions().size(), "the session is still open after 3 s of Writes and Reads");
+        } finally {
+            source.release();
+            sink.release();
+        }
     }
 }

@@ -14,6 +14,7 @@ import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
+import dev.iwarp.verbs.PeerActivity;
 import dev.iwarp.verbs.ProtectionDomain;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
@@ -373,6 +374,15 @@ public final class IwarpWire {
         @Override
         public String peerActivity() {
             return qp == null ? null : qp.peerActivity().toString();
+        }
+
+        @Override
+        public long peerOctetsMoved() {
+            if (qp == null) {
+                return -1;
+            }
+            PeerActivity a = qp.peerActivity();
+            return a.writeOctets() + a.readOctets() + a.sendOctets();
         }
 
         /** The negotiated MPA parameters. */

@@ -198,5 +198,11 @@ public final class VitcpWire {
             dev.iwarp.vitcp.vi.ViPeerActivity a = endpoint.peerActivity();
             return a == null ? null : a.toString();
         }
+
+        @Override
+        public long peerOctetsMoved() {
+            dev.iwarp.vitcp.vi.ViPeerActivity a = endpoint.peerActivity();
+            return a == null ? -1 : a.writeOctets() + a.readOctets() + a.sendOctets();
+        }
     }
 }

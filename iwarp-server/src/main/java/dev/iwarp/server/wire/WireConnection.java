@@ -80,4 +80,14 @@ public interface WireConnection {
     default String peerActivity() {
         return null;
     }
+
+    /**
+     * Payload octets the peer moved through the RDMA core so far (placed by its Writes, sent back for its Reads,
+     * received in its Sends): a count that only grows, so that a connection guard can tell a busy connection from an
+     * idle one when the core takes ULPDUs straight from the framing and none passes the pipeline. -1 where the wire
+     * does not count it. On the event loop.
+     */
+    default long peerOctetsMoved() {
+        return -1;
+    }
 }
