@@ -65,6 +65,10 @@ final class IftFrameReader {
     private int headerWire;
     private int frameWire;
     private long framesReceived;
+
+    long framesReceived() {
+        return framesReceived;
+    }
     /** Large payloads read into their destination, and the sink ULPDUs go to once bound. */
     private final DirectPayloadReader payloads;
 

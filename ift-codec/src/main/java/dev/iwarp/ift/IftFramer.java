@@ -187,6 +187,11 @@ public class IftFramer extends DuplexByteToMessageDecoder {
         return !reader.failed() && (actualReadableBytes() > 0 || reader.readingPayload());
     }
 
+    /** IFT frames received whole so far: a count that only grows (a guard tells from it that one completed). */
+    public long framesReceived() {
+        return reader.framesReceived();
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (closing) { // nothing is delivered once the stream closes (RFC 5040 §5.4 / §6.2.1)

@@ -38,6 +38,12 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private long partialSince;
     /** A whole message passed the framing during the current read: what it still holds began in this read. */
     private boolean completedInRead;
+    /**
+     * The framing's count of messages it completed, where it hands them to the RDMA core directly (none passes
+     * {@link Mark}); null where every message passes the mark or the framing cannot count.
+     */
+    private LongSupplier completedByFraming;
+    private long completedSeen;
     private long lastActivity;
     private boolean movedData;
     /**
@@ -137,6 +143,14 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
         }
         completedInRead = false;
         ctx.fireChannelRead(msg);
+        LongSupplier completed = completedByFraming;
+        if (completed != null) {
+            long n = completed.getAsLong();
+            if (n != completedSeen) {
+                completedSeen = n;
+                completedInRead = true;
+            }
+        }
         long now = movedData || f != null ? now() : 0;
         if (movedData) {
             movedData = false;
@@ -163,6 +177,10 @@ final class GuardedConnection extends ChannelInboundHandlerAdapter {
     private BooleanSupplier framer() {
         if (framer == null) {
             framer = messages.partialMessage(ctx.pipeline());
+            if (framer != null) {
+                completedByFraming = messages.messagesCompleted(ctx.pipeline());
+                completedSeen = completedByFraming == null ? 0 : completedByFraming.getAsLong();
+            }
         }
         return framer;
     }

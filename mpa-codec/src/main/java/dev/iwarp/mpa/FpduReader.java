@@ -58,6 +58,10 @@ final class FpduReader {
     private int fpduUlpduLength;
     private int fpduWireLength;
     private long fpdusReceived;
+
+    long fpdusReceived() {
+        return fpdusReceived;
+    }
     /** The buffer a ULPDU split by markers passes up as, taken again once released; null until the first. */
     private FpduCumulation markerUlpdu;
 

@@ -204,6 +204,11 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         return !reader.failed() && (actualReadableBytes() > 0 || reader.readingPayload());
     }
 
+    /** FPDUs received whole so far: a count that only grows (a guard tells from it that one completed). */
+    public long fpdusReceived() {
+        return reader.fpdusReceived();
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;

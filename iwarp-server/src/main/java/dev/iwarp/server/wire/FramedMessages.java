@@ -3,6 +3,7 @@ package dev.iwarp.server.wire;
 import io.netty.channel.ChannelPipeline;
 
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * What a wire's framing tells serve's guard about the messages it hands up once a connection's request arrived:
@@ -19,4 +20,14 @@ public interface FramedMessages {
 
     /** Whether {@code msg}, a message the framing handed up, moves data; anything it does not know counts. */
     boolean movesData(Object msg);
+
+    /**
+     * The number of messages the framing in {@code p} completed so far (FPDUs, IFT frames), a count that only grows:
+     * where the RDMA core takes them from the framing directly, none is handed up past the framing, and this is how
+     * the guard learns a message completed during a read. Null where the framing cannot say (or hands every message
+     * up); asked once {@link #partialMessage} found the framing's handler.
+     */
+    default LongSupplier messagesCompleted(ChannelPipeline p) {
+        return null;
+    }
 }

@@ -19,6 +19,7 @@ import io.netty.channel.ChannelPipeline;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * What the tools know of each framing that DDP and RDMAP run over on an {@link IwarpStack}: the {@code --wire} it
@@ -67,6 +68,12 @@ public enum WireFraming implements FramedMessages {
             MpaFramer framer = p.get(MpaFramer.class);
             return framer == null ? null : framer::holdsIncompleteFpdu;
         }
+
+        @Override
+        public LongSupplier messagesCompleted(ChannelPipeline p) {
+            MpaFramer framer = p.get(MpaFramer.class);
+            return framer == null ? null : framer::fpdusReceived;
+        }
     },
 
     /** IFT (draft-williams-iwarp-ift-01): no private data, so serve's setup data is its first Send. */
@@ -109,6 +116,12 @@ public enum WireFraming implements FramedMessages {
         public BooleanSupplier partialMessage(ChannelPipeline p) {
             IftFramer framer = p.get(IftFramer.class);
             return framer == null ? null : framer::holdsIncompleteFrame;
+        }
+
+        @Override
+        public LongSupplier messagesCompleted(ChannelPipeline p) {
+            IftFramer framer = p.get(IftFramer.class);
+            return framer == null ? null : framer::framesReceived;
         }
     },
 
