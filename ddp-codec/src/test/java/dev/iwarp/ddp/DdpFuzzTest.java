@@ -3,12 +3,12 @@ package dev.iwarp.ddp;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * referenced, every decoded segment re-encoding to the octets it came from, and no octet written
  * outside the region a check allowed (canaries around every region and receive buffer).
  */
+@ExtendWith(FuzzLogs.class)
 class DdpFuzzTest {
     static final List<Class<? extends Throwable>> TYPED = List.of(DdpException.class);
     static final int GUARD = 16;
@@ -31,16 +32,6 @@ class DdpFuzzTest {
     static final Object PD = new Object();
     /** The Rsvd bits between L and DV in the first octet of every DDP header. */
     static final int RESERVED_CONTROL_BITS = 0x3C;
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * Octet 0: size of the receive buffers posted on QN 0-2 (x 4). Then records of [length octet,

@@ -3,6 +3,7 @@ package dev.iwarp.ift;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.PeerAddress;
+import dev.iwarp.framing.PendingStartup;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -10,16 +11,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The IFT adaption (IFT draft §4): the two-phase exchange of 64-octet indications, for either role.
@@ -69,10 +66,9 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
     private IftRole role;
     private State state = State.IDLE;
     private ChannelHandlerContext ctx;
-    private Promise<IftParameters> adaptionPromise;
-    private ScheduledFuture<?> timeout;
+    /** The promise, the timer and the held writes; set once in a pipeline. */
+    private PendingStartup<IftParameters> pending;
     private IftAdaptionIndication local;
-    private final HeldWrites held = new HeldWrites();
     private IftAdaptionException failure;
 
     /** A handler whose role comes from the settings (by default from the connection's direction). */
@@ -103,16 +99,13 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
 
     /** Completes with the parameters or fails with an {@link IftAdaptionException}. Set once added. */
     public Future<IftParameters> adaptionFuture() {
-        if (adaptionPromise == null) {
-            throw new IllegalStateException("not added to a pipeline yet");
-        }
-        return adaptionPromise;
+        return PendingStartup.futureOf(pending);
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        this.adaptionPromise = ctx.executor().newPromise();
+        this.pending = new PendingStartup<>(ctx);
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
             start(ctx); // a ULP upgrade: the next octet each way is the indication's first
@@ -132,7 +125,7 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
         if (role == null) {
             role = ctx.channel().parent() == null ? IftRole.NODE_A : IftRole.NODE_B;
         }
-        timeout = ctx.executor().schedule(this::onTimeout, settings.adaptionTimeoutMillis(), TimeUnit.MILLISECONDS);
+        pending.startTimer(ctx, settings.adaptionTimeoutMillis(), this::onTimeout);
         if (role == IftRole.NODE_A) {
             local = IftNegotiation.localIndication(role, settings, settings.vTagSource().getAsInt(), null);
             state = State.AWAIT_PHASE1;
@@ -212,14 +205,12 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
     }
 
     private void establish(ChannelHandlerContext ctx, IftParameters params) {
-        stopTimer();
+        pending.stopTimer();
         state = State.ESTABLISHED;
         IftFramer framer = new IftFramer(params);
         ChannelHandlerContext framerCtx = HeldWrites.addFramerAfter(ctx, FRAMER_NAME, framer);
         LOG.debug("{} IFT adaption complete: {}", PeerAddress.of(ctx), params);
-        adaptionPromise.trySuccess(params);
-        ctx.fireUserEventTriggered(IftAdaptionCompletionEvent.success(params));
-        held.handOver(framer, framerCtx);
+        pending.succeeded(ctx, params, IftAdaptionCompletionEvent.success(params), framer, framerCtx);
         ctx.pipeline().remove(this); // forwards the octets behind the indication to the framer
     }
 
@@ -231,7 +222,7 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
         if (state == State.ESTABLISHED || state == State.FAILED) {
             return;
         }
-        stopTimer();
+        pending.stopTimer();
         state = State.FAILED;
         failure = e;
         if (e.error() == IftError.ADAPTION_CONNECTION_LOST) {
@@ -240,23 +231,13 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
             LOG.warn("IFT adaption with {} failed: {}; closing the connection",
                     PeerAddress.of(ctx), e.getMessage());
         }
-        failPendingWrites(e);
-        adaptionPromise.tryFailure(e);
-        ctx.fireUserEventTriggered(IftAdaptionCompletionEvent.failure(e));
+        pending.failed(ctx, e, IftAdaptionCompletionEvent.failure(e));
         if (closeAfter != null) {
             closeAfter.addListener(ChannelFutureListener.CLOSE);
         }
     }
 
-    private void stopTimer() {
-        if (timeout != null) {
-            timeout.cancel(false);
-            timeout = null;
-        }
-    }
-
     private void onTimeout() {
-        timeout = null;
         if (state != State.AWAIT_PHASE0 && state != State.AWAIT_PHASE1) {
             return;
         }
@@ -292,8 +273,7 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        stopTimer();
-        failPendingWrites(new ClosedChannelException());
+        pending.abandon();
     }
 
     // ------------------------------------------------------------ outbound: hold ULPDUs until established
@@ -309,7 +289,7 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
                 promise.setFailure(failure);
                 return;
             default:
-                held.hold(ctx, msg, promise); // counts toward writability
+                pending.hold(ctx, msg, promise); // counts toward writability
         }
     }
 
@@ -319,10 +299,6 @@ public class IftAdaptionHandler extends DuplexByteToMessageDecoder {
             ctx.flush();
             return;
         }
-        held.holdFlush();
-    }
-
-    private void failPendingWrites(Throwable cause) {
-        held.fail(cause);
+        pending.holdFlush();
     }
 }

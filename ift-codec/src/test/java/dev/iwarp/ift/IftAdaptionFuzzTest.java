@@ -3,10 +3,10 @@ package dev.iwarp.ift;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fuzz target for the IFT adaption indication exchange (draft-williams-iwarp-ift-01 §4; Jazzer) as
@@ -15,17 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
  * draft's AI and F vectors); {@code .ci/fuzz} fuzzes. Each input must end in no exception other than
  * {@link IftException} (thrown, fired, logged or as the adaption's cause) and no buffer left referenced.
  */
+@ExtendWith(FuzzLogs.class)
 class IftAdaptionFuzzTest {
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * The adaption handler fed the peer's octets: its indication(s), then frames for the framer it
@@ -52,24 +43,18 @@ class IftAdaptionFuzzTest {
         IftAdaptionHandler ift = nodeA ? IftAdaptionHandler.nodeA(settings) : IftAdaptionHandler.nodeB(settings);
         EmbeddedChannel ch = IftFuzzing.channel(alloc, ift, app);
         try {
-            for (byte[] piece : FuzzInput.split(in.rest(), splitSeed)) {
-                if (!ch.isOpen()) {
-                    break; // the handler closed the connection: the peer's further octets go nowhere
-                }
-                ch.writeInbound(alloc.track(alloc.heapBuffer(piece.length).writeBytes(piece)));
-                IftFuzzing.drain(ch);
-            }
+            FuzzChecks.feed(ch, alloc, in.rest(), splitSeed);
             if (app.completion != null && app.completion.isSuccess()) {
                 ch.writeOutbound(alloc.heapBuffer(20).writeZero(20)); // one ULPDU out as negotiated
             }
-            IftFuzzing.drain(ch);
+            FuzzChecks.drain(ch);
             ch.close();
         } catch (Throwable t) {
             FuzzChecks.assertTyped(t, IftFuzzing.TYPED);
         } finally {
             IftFuzzing.finish(ch);
         }
-        IftFuzzing.check(app, alloc);
+        FuzzChecks.check(app, alloc, IftFuzzing.TYPED);
         if (app.completion != null && !app.completion.isSuccess()) {
             FuzzChecks.assertTyped(app.completion.cause(), IftFuzzing.TYPED);
         }

@@ -3,10 +3,10 @@ package dev.iwarp.ift;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,17 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * must end in no exception other than {@link IftException}, no buffer left referenced, and, for
  * frames we built ourselves and did not corrupt, every ULPDU back as sent.
  */
+@ExtendWith(FuzzLogs.class)
 class IftFramerFuzzTest {
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * Node B's frame codec receiving node A's frames. Octet 0: bits 0-1 header/payload CRCs node A
@@ -77,20 +68,14 @@ class IftFramerFuzzTest {
         IftFuzzing.App app = new IftFuzzing.App();
         EmbeddedChannel ch = IftFuzzing.channel(alloc, new IftFramer(b), app);
         try {
-            for (byte[] piece : FuzzInput.split(stream, splitSeed)) {
-                if (!ch.isOpen()) {
-                    break; // the handler closed the connection: the peer's further octets go nowhere
-                }
-                ch.writeInbound(alloc.track(alloc.heapBuffer(piece.length).writeBytes(piece)));
-                IftFuzzing.drain(ch);
-            }
+            FuzzChecks.feed(ch, alloc, stream, splitSeed);
             ch.close();
         } catch (Throwable t) {
             FuzzChecks.assertTyped(t, IftFuzzing.TYPED);
         } finally {
             IftFuzzing.finish(ch);
         }
-        IftFuzzing.check(app, alloc);
+        FuzzChecks.check(app, alloc, IftFuzzing.TYPED);
         if (build && corruptions == 0) {
             assertEquals(List.of(), app.exceptions);
             assertEquals(sent.size(), app.received.size(), "ULPDUs delivered");

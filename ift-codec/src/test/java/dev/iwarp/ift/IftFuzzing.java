@@ -1,7 +1,7 @@
 package dev.iwarp.ift;
 
+import dev.iwarp.testkit.ApplicationEnd;
 import dev.iwarp.testkit.ChannelOctets;
-import dev.iwarp.testkit.fuzz.FuzzApp;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.ChannelHandler;
@@ -12,7 +12,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** What the IFT fuzz targets share: the typed errors, the application end, draining. */
+/** What the IFT fuzz targets share: the typed errors, the application end. */
 final class IftFuzzing {
     private IftFuzzing() {
     }
@@ -47,22 +47,12 @@ final class IftFuzzing {
         return ch;
     }
 
-    static void check(App app, TrackingAllocator alloc) {
-        app.exceptions.forEach(t -> FuzzChecks.assertTyped(t, TYPED));
-        FuzzChecks.assertNoUntypedLogged(TYPED);
-        alloc.assertAllReleased();
-    }
-
     static void finish(EmbeddedChannel ch) {
         FuzzChecks.finish(ch, TYPED);
     }
 
-    static void drain(EmbeddedChannel ch) {
-        FuzzChecks.drain(ch);
-    }
-
     /** The application end: keeps ULPDUs (copied, released), errors and the completion. */
-    static final class App extends FuzzApp<IftAdaptionCompletionEvent> {
+    static final class App extends ApplicationEnd<IftAdaptionCompletionEvent> {
         App() {
             super(IftAdaptionCompletionEvent.class);
         }

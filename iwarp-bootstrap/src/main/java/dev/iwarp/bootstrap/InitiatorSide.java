@@ -9,8 +9,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -43,33 +41,25 @@ final class InitiatorSide {
                                 Promise<QueuePair> result, boolean first) {
         RdmaEngine engine = options.configure(new RdmaEngine(options.pd(), options.sendCq(), options.recvCq()));
         options.beforeStartupCallback().accept(engine.queuePair());
-        Bootstrap b = options.framing().initiatorBootstrap(stack.loops());
-        b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, stack.waterMark());
-        ChannelFuture cf = b.handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        stack.open().add(ch);
-                        stack.channelHook().accept(ch);
-                        options.channelHook().accept(ch);
-                        TlsSettings tls = options.tls();
-                        Framing framing = tls == null ? options.framing()
-                                : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
-                        Consumer<ChannelPipeline> iwarp = p -> {
-                            stack.framingHook().accept(p.channel());
-                            IwarpPipeline.addInitiator(p, framing);
-                            IwarpPipeline.bindEngine(p, engine);
-                        };
-                        if (tls == null) {
-                            iwarp.accept(ch.pipeline());
-                        } else {
-                            TlsLayer.addClient(ch.pipeline(), tls, remote, iwarp).addListener(h -> {
-                                if (!h.isSuccess()) {
-                                    result.tryFailure(h.cause());
-                                }
-                            });
-                        }
+        Bootstrap b = stack.initiatorBootstrap(options.framing());
+        ChannelFuture cf = b.handler(stack.initializer(options.channelHook(), ch -> {
+            TlsSettings tls = options.tls();
+            Framing framing = tls == null ? options.framing()
+                    : options.framing().overTls(TlsSettings.MAX_RECORD_PAYLOAD);
+            Consumer<ChannelPipeline> iwarp = stack.framing(p -> {
+                IwarpPipeline.addInitiator(p, framing);
+                IwarpPipeline.bindEngine(p, engine);
+            });
+            if (tls == null) {
+                iwarp.accept(ch.pipeline());
+            } else {
+                TlsLayer.addClient(ch.pipeline(), tls, remote, iwarp).addListener(h -> {
+                    if (!h.isSuccess()) {
+                        result.tryFailure(h.cause());
                     }
-                }).connect(remote);
+                });
+            }
+        })).connect(remote);
         cf.addListener(f -> {
             if (!f.isSuccess()) {
                 result.tryFailure(f.cause());

@@ -4,6 +4,7 @@ import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ift.IftParameters;
 import dev.iwarp.ift.IftSettings;
 import dev.iwarp.rdmap.TerminateCause;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -16,16 +17,14 @@ import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
@@ -42,32 +41,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Terminate carried by IFT frames.
  */
 class IftStackLoopbackTest {
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources();
 
     private ByteBuf buffer(int size, int seed) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] content = new byte[size];
-        for (int i = 0; i < size; i++) {
-            content[i] = (byte) (i * 7 + seed);
-        }
-        b.writeBytes(content);
-        buffers.add(b);
-        return b;
+        return resources.buffer(size, 7, seed);
     }
 
     private IwarpStack stack(Transport t) {
-        IwarpStack s = IwarpStack.builder().transport(t).threads(1).build();
-        closeables.add(s);
-        return s;
+        return resources.closeAfter(IwarpStack.builder().transport(t).threads(1).build());
     }
 
     private static Completion take(CompletionQueue cq) throws InterruptedException {
@@ -99,7 +81,7 @@ class IftStackLoopbackTest {
             CompletableFuture<QueuePair> accepted = new CompletableFuture<>();
             Channel listener = serverStack.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                     IftFraming.of(settings), req -> accepted.complete(req.accept(spd, serverSend, serverRecv, new byte[0])));
-            closeables.add(() -> listener.close().sync());
+            resources.closeAfter(() -> listener.close().sync());
             cpd = clientStack.allocPd();
             options = ConnectOptions.of(cpd).framing(IftFraming.of(settings));
             client = clientStack.connect(listener.localAddress(), options).get(10, TimeUnit.SECONDS);

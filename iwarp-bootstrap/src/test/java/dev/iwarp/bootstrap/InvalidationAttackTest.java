@@ -3,6 +3,7 @@ package dev.iwarp.bootstrap;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.rdmap.TerminateCause;
 import dev.iwarp.rdmap.TerminateMessage;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -12,14 +13,11 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -36,30 +34,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InvalidationAttackTest {
     private static final TerminateCause CANNOT_INVALIDATE = new TerminateCause(0, 2, 0x09);
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources();
 
     private ByteBuf buffer(int size, int fill) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] content = new byte[size];
-        java.util.Arrays.fill(content, (byte) fill);
-        b.writeBytes(content);
-        buffers.add(b);
-        return b;
+        return resources.buffer(size, 0, fill);
     }
 
     private IwarpStack stack() {
-        IwarpStack s = IwarpStack.builder().transport(Transport.NIO).threads(1).build();
-        closeables.add(s);
-        return s;
+        return resources.closeAfter(IwarpStack.builder().transport(Transport.NIO).threads(1).build());
     }
 
     private static Completion take(CompletionQueue cq) throws InterruptedException {

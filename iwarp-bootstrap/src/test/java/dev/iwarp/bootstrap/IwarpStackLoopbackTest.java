@@ -4,6 +4,7 @@ import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaRole;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.rdmap.engine.RdmaEngine;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -16,7 +17,6 @@ import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.WcOpcode;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -27,8 +27,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import dev.iwarp.mpa.MpaConnectRequest;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -47,32 +47,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connections at once, and the same handlers installed by hand in a plain Netty server.
  */
 class IwarpStackLoopbackTest {
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources();
 
     private ByteBuf buffer(int size, int seed) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] content = new byte[size];
-        for (int i = 0; i < size; i++) {
-            content[i] = (byte) (i * 13 + seed);
-        }
-        b.writeBytes(content); // one access: the paranoid leak detector records every access
-        buffers.add(b);
-        return b;
+        return resources.buffer(size, 13, seed);
     }
 
     private IwarpStack stack(Transport t) {
-        IwarpStack s = IwarpStack.builder().transport(t).threads(1).build();
-        closeables.add(s);
-        return s;
+        return resources.closeAfter(IwarpStack.builder().transport(t).threads(1).build());
     }
 
     private static Completion take(CompletionQueue cq) throws InterruptedException {
@@ -183,12 +166,12 @@ class IwarpStackLoopbackTest {
     void handlersInstalledByHandInAPlainNettyServer() throws Exception {
         // A Netty user composes the same handlers in their own ChannelInitializer.
         RdmaDevice device = new RdmaDevice();
-        closeables.add(device); // deregisters what is still registered
+        resources.closeAfter(device); // deregisters what is still registered
         ProtectionDomain pd = device.allocPd();
         MemoryRegion recv = pd.register(buffer(64, 0), Access.LOCAL_WRITE);
         CompletionQueue recvCq = new CompletionQueue();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        closeables.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync());
+        resources.closeAfter(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync());
         Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -207,7 +190,7 @@ class IwarpStackLoopbackTest {
                         });
                     }
                 }).bind("127.0.0.1", 0).sync().channel();
-        closeables.add(() -> server.close().sync());
+        resources.closeAfter(() -> server.close().sync());
         IwarpStack client = stack(Transport.NIO);
         ProtectionDomain cpd = client.allocPd();
         QueuePair qp = client.connect(server.localAddress(), ConnectOptions.of(cpd)).get(10, TimeUnit.SECONDS);

@@ -66,20 +66,7 @@ final class MpaEnginePair {
     }
 
     void pump() {
-        for (int round = 0; round < 1_000_000; round++) {
-            initiator.ch.runPendingTasks();
-            responder.ch.runPendingTasks();
-            boolean moved = BackToBack.move(initiator.ch, responder.ch, fromInitiator)
-                    | BackToBack.move(responder.ch, initiator.ch, fromResponder);
-            if (!moved) {
-                if (initiator.ch.isOpen() != responder.ch.isOpen()) {
-                    (initiator.ch.isOpen() ? initiator.ch : responder.ch).close();
-                    continue;
-                }
-                return;
-            }
-        }
-        throw new AssertionError("pair did not settle");
+        BackToBack.pump(initiator.ch, responder.ch, fromInitiator, fromResponder);
     }
 
     void close() {

@@ -7,6 +7,7 @@ import dev.iwarp.sctp.SctpAdaptation;
 import dev.iwarp.sctp.SctpIndication;
 import dev.iwarp.sctp.SctpSettings;
 import dev.iwarp.sctp.SctpShim;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -17,16 +18,14 @@ import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.WcOpcode;
 import dev.iwarp.verbs.WcStatus;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.sctp.SctpMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +47,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * extension disagreeing with the DDP header), none of which places anything outside a region.
  */
 class SctpEngineTest {
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources();
     /** Seconds without a message moving after which a wait for a completion fails: a stall, not slowness. */
     private static final int STALL_SECONDS = 60;
     /** Reorder window of {@link #writeReadSendAtEverySize}: wraps many times. */
@@ -57,23 +56,8 @@ class SctpEngineTest {
     /** The pair of the running test. */
     private SctpPair current;
 
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
-
     private ByteBuf buffer(int size, int seed) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] content = new byte[size];
-        for (int i = 0; i < size; i++) {
-            content[i] = (byte) (i * 7 + seed);
-        }
-        b.writeBytes(content); // one write: paranoid leak detection records every buffer operation
-        buffers.add(b);
-        return b;
+        return resources.buffer(size, 7, seed);
     }
 
     private SctpPair pair(boolean unordered) throws Exception {
@@ -81,8 +65,7 @@ class SctpEngineTest {
     }
 
     private SctpPair pair(SctpSettings settings, boolean unordered) throws Exception {
-        SctpPair p = new SctpPair(settings, unordered);
-        closeables.add(p);
+        SctpPair p = resources.closeAfter(new SctpPair(settings, unordered));
         current = p;
         return p;
     }

@@ -4,6 +4,7 @@ import dev.iwarp.ddp.DdpCodec;
 import dev.iwarp.ift.IftSettings;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.rdmap.engine.RdmaEngine;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -16,12 +17,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,21 +37,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * contract; an idle connection pays for every handler it keeps).
  */
 class StackPipelineTest {
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources();
 
     private IwarpStack stack() {
-        IwarpStack s = IwarpStack.builder().transport(Transport.NIO).threads(1).build();
-        closeables.add(s);
-        return s;
+        return resources.closeAfter(IwarpStack.builder().transport(Transport.NIO).threads(1).build());
     }
 
     @ParameterizedTest
@@ -70,7 +60,7 @@ class StackPipelineTest {
             qp.postRecv(RecvRequest.of(7, recv.all()));
             accepted.complete(qp);
         });
-        closeables.add(() -> listener.close().sync());
+        resources.closeAfter(() -> listener.close().sync());
         ProtectionDomain cpd = clientStack.allocPd();
         QueuePair client = clientStack.connect(listener.localAddress(), ConnectOptions.of(cpd).framing(framing))
                 .get(10, TimeUnit.SECONDS);
@@ -98,7 +88,7 @@ class StackPipelineTest {
 
     private ByteBuf buffer(int size) {
         ByteBuf b = Unpooled.directBuffer(size, size).writeZero(size);
-        buffers.add(b);
+        resources.releaseAfter(b);
         return b;
     }
 }

@@ -46,10 +46,10 @@ final class WireOptions {
     /** The strategy of the chosen wire: the one place the tools learn what a wire needs. */
     ToolWire tool() {
         return switch (wire) {
-            case iwarp -> new ToolWire.Mpa(this);
-            case vitcp -> new ToolWire.Vitcp(this);
-            case ift -> new ToolWire.Ift(this);
-            case sctp -> new ToolWire.Sctp(this);
+            case iwarp -> new MpaToolWire(this);
+            case vitcp -> new VitcpToolWire(this);
+            case ift -> new IftToolWire(this);
+            case sctp -> new SctpToolWire(this);
         };
     }
 

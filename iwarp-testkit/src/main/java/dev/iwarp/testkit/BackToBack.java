@@ -36,4 +36,28 @@ public final class BackToBack {
             }
         }
     }
+
+    /**
+     * Runs both channels' pending tasks and moves their octets both ways ({@link #move}, logging each direction to
+     * {@code aToB} and {@code bToA} when not {@code null}) until neither has anything more to send; a side that
+     * closed is seen closed by the other (its FIN) once its octets are delivered.
+     *
+     * @throws AssertionError when the two are still busy after a million rounds
+     */
+    public static void pump(EmbeddedChannel a, EmbeddedChannel b, ByteArrayOutputStream aToB,
+                            ByteArrayOutputStream bToA) {
+        for (int round = 0; round < 1_000_000; round++) {
+            a.runPendingTasks();
+            b.runPendingTasks();
+            boolean moved = move(a, b, aToB) | move(b, a, bToA);
+            if (!moved) {
+                if (a.isOpen() != b.isOpen()) {
+                    (a.isOpen() ? a : b).close();
+                    continue;
+                }
+                return;
+            }
+        }
+        throw new AssertionError("pair did not settle");
+    }
 }

@@ -2,16 +2,13 @@ package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
+import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.PendingWriteQueue;
-import io.netty.util.ReferenceCountUtil;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
@@ -68,14 +65,6 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
      */
     public static final int DIRECT_READ_MIN = 8192;
 
-    /** Calls of {@link #mulpdu()} between two readings of the connection's EMSS, at the fewest. */
-    static final int EMSS_CHECK_INTERVAL = 64;
-    /**
-     * Nanoseconds between two readings of the EMSS, at the fewest: each is a {@code getsockopt} (3 % of the
-     * sending loop's samples at 2 million 1 KiB Writes a second, when it ran every 64 calls).
-     */
-    static final long EMSS_CHECK_NANOS = 5_000_000;
-
     private final boolean crc;
     private final boolean markersTx;
     private final boolean markersRx;
@@ -83,9 +72,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     private final FpduWriter writer;
 
     private boolean txHeld;
-    private boolean flushWhileHeld;
-    /** FPDUs held by rule 4; they count toward the channel's writability. */
-    private PendingWriteQueue held;
+    /** FPDUs (and a flush) held by rule 4, made at the first; they count toward the channel's writability. */
+    private HeldWrites held;
     private ChannelHandlerContext ctx;
     private boolean closing;
 
@@ -121,7 +109,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     /**
      * MULPDU: the largest ULPDU DDP should hand this framer (RFC 5044 §4.5). After {@link #followEmss}
-     * it tracks the connection's EMSS, re-read after {@value #EMSS_CHECK_INTERVAL} calls and 5 ms where the
+     * it tracks the connection's EMSS, re-read after {@value FpduWriter#EMSS_CHECK_INTERVAL} calls and 5 ms where the
      * transport exposes it (epoll's TCP_INFO): Linux starts a connection's MSS at half the peer's first
      * window (32768 on loopback, so a 64 KiB Write took three FPDUs) and raises it as the window grows.
      */
@@ -332,10 +320,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         }
         ByteBuf ulpdu = (ByteBuf) msg;
         if (txHeld) {
-            if (held == null) {
-                held = new PendingWriteQueue(ctx);
-            }
-            held.add(ulpdu, promise);
+            held().hold(ctx, ulpdu, promise);
             return;
         }
         writer.writeFpdu(ctx, ulpdu, promise);
@@ -358,11 +343,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         ChannelHandlerContext ctx = this.ctx;
         int headerLength = header.readableBytes();
         if (txHeld || writer.mustJoin(headerLength)) {
-            ByteBufAllocator alloc = ctx.alloc();
-            CompositeByteBuf ulpdu = alloc.compositeBuffer(2);
-            ulpdu.addComponents(true, alloc.buffer(headerLength).writeBytes(header, header.readerIndex(),
-                    headerLength), payload);
-            write(ctx, ulpdu, promise);
+            write(ctx, FpduWriter.joined(ctx.alloc(), header, payload), promise);
             return false;
         }
         return writer.writeUlpdu(ctx, header, payload, promise);
@@ -380,7 +361,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     @Override
     public void flush(ChannelHandlerContext ctx) {
         if (txHeld) {
-            flushWhileHeld = true;
+            held().holdFlush();
             return;
         }
         writer.endBatch(ctx);
@@ -394,28 +375,25 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         ctx.close(promise);
     }
 
+    private HeldWrites held() {
+        if (held == null) {
+            held = new HeldWrites(); // an idle connection that never wrote while held keeps none
+        }
+        return held;
+    }
+
     private void releaseHeldWrites(ChannelHandlerContext ctx) {
         txHeld = false;
-        PendingWriteQueue q = held;
+        HeldWrites h = held;
         held = null;
-        if (q != null) {
-            Object ulpdu;
-            while ((ulpdu = q.current()) != null) {
-                ReferenceCountUtil.retain(ulpdu); // remove() releases the queue's reference
-                writer.writeFpdu(ctx, (ByteBuf) ulpdu, q.remove());
-            }
-        }
-        if (flushWhileHeld) {
-            flushWhileHeld = false;
-            ctx.flush();
+        if (h != null) {
+            h.handOver(this, ctx); // framed in order now that nothing is held, then the flush asked for meanwhile
         }
     }
 
     private void failHeldWrites(Throwable cause) {
-        PendingWriteQueue q = held;
-        held = null;
-        if (q != null) {
-            q.removeAndFailAll(cause);
+        if (held != null) {
+            held.fail(cause);
         }
     }
 }

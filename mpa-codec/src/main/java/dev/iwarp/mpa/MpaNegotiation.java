@@ -172,4 +172,30 @@ final class MpaNegotiation {
                 request.markers(), request, reply, ird, ord, rtr, MpaFramer.mulpdu(emss, markersTx),
                 s.maxUlpduLength(), false);
     }
+
+    /**
+     * The Reply refusing a Request with M=1 while markers are not accepted, as siw answers it (siw_cm.c,
+     * protocol-based reject): the Request's header with the Reply key, R=1, M=0, C and Rev echoed, zero IRD/ORD
+     * words if enhanced, no ULP data.
+     */
+    static MpaStartupFrame markersRefusal(MpaStartupFrame request) {
+        MpaStartupFrame.Builder b = MpaStartupFrame.builder(MpaStartupFrame.Type.REPLY).markers(false)
+                .crc(request.crc()).rejected(true).revision(request.revision()).ulpPrivateData(new byte[0]);
+        if (request.irdOrd() != null) {
+            b.irdOrd(MpaIrdOrd.of(0, 0));
+        }
+        return b.build();
+    }
+
+    /**
+     * The parameters an Initiator frames its Terminate with after the RFC 6581 failures (codes 6 and 7), in full
+     * operation as far as the Reply took it (RFC 6581 §3-§4): the Reply's revision and markers, CRC if either
+     * frame asked for it, MULPDU from the default EMSS.
+     */
+    static MpaParameters terminateParameters(MpaStartupFrame request, MpaStartupFrame reply, MpaSettings s) {
+        return new MpaParameters(MpaRole.INITIATOR, reply.revision(),
+                request.crc() || reply.crc(), reply.markers(), request.markers(), request, reply,
+                s.ird(), s.ord(), null, MpaFramer.mulpdu(MpaSettings.DEFAULT_EMSS, reply.markers()),
+                s.maxUlpduLength(), false);
+    }
 }

@@ -3,20 +3,17 @@ package dev.iwarp.mpa;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.PeerAddress;
+import dev.iwarp.framing.PendingStartup;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * MPA startup (RFC 5044 §7.1; RFC 6581; draft-ietf-rddp-mpa-01 §6.1 for Rev 0) for either role.
@@ -61,10 +58,9 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     private final MpaSettings settings;
     private State state = State.IDLE;
     private ChannelHandlerContext ctx;
-    private Promise<MpaParameters> startupPromise;
-    private ScheduledFuture<?> timeout;
+    /** The promise, the timer and the held writes; set once in a pipeline. */
+    private PendingStartup<MpaParameters> pending;
     private MpaStartupFrame request;
-    private final HeldWrites held = new HeldWrites();
     private boolean replyOctetsSeen;
 
     public MpaStartupHandler(MpaRole role, MpaSettings settings) {
@@ -95,16 +91,13 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
      * {@link MpaException}. Available once the handler is in a pipeline.
      */
     public Future<MpaParameters> startupFuture() {
-        if (startupPromise == null) {
-            throw new IllegalStateException("not added to a pipeline yet");
-        }
-        return startupPromise;
+        return PendingStartup.futureOf(pending);
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        this.startupPromise = ctx.executor().newPromise();
+        this.pending = new PendingStartup<>(ctx);
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
             start(ctx);
@@ -122,7 +115,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
             return;
         }
         // RFC 5044 §7.1.2 rules 8 and 10: time out waiting for startup frames
-        timeout = ctx.executor().schedule(this::onTimeout, settings.startupTimeoutMillis(), TimeUnit.MILLISECONDS);
+        pending.startTimer(ctx, settings.startupTimeoutMillis(), this::onTimeout);
         if (role == MpaRole.INITIATOR) {
             request = MpaNegotiation.request(settings);
             state = State.AWAIT_REPLY;
@@ -212,12 +205,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
      * if enhanced, no ULP data; then the connection is closed.
      */
     private void refuseMarkers(ChannelHandlerContext ctx, MpaStartupFrame frame) {
-        MpaStartupFrame.Builder b = MpaStartupFrame.builder(MpaStartupFrame.Type.REPLY).markers(false)
-                .crc(frame.crc()).rejected(true).revision(frame.revision()).ulpPrivateData(new byte[0]);
-        if (frame.irdOrd() != null) {
-            b.irdOrd(MpaIrdOrd.of(0, 0));
-        }
-        MpaStartupFrame reply = b.build();
+        MpaStartupFrame reply = MpaNegotiation.markersRefusal(frame);
         LOG.debug("{} MPA responder refuses markers: {}", PeerAddress.of(ctx), reply);
         writeFrame(ctx, reply);
         fail(ctx, new MpaException(MpaErrorCode.INVALID_STARTUP_FRAME, "Request asks for markers (M=1); this "
@@ -258,9 +246,8 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         finish();
         MpaFramer framer = installFramer(ctx, params);
         LOG.debug("{} MPA startup complete: {}", PeerAddress.of(ctx), params);
-        startupPromise.trySuccess(params);
-        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.success(params));
-        handOverPendingWrites(ctx, framer);
+        pending.succeeded(ctx, params, MpaStartupCompletionEvent.success(params), framer,
+                ctx.pipeline().context(framer));
         ctx.pipeline().remove(this); // forwards octets behind the startup frame to the framer
     }
 
@@ -273,26 +260,16 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         return framer;
     }
 
-    private void handOverPendingWrites(ChannelHandlerContext ctx, MpaFramer framer) {
-        held.handOver(framer, ctx.pipeline().context(framer));
-    }
-
     private void failNegotiation(ChannelHandlerContext ctx, MpaStartupFrame request, MpaStartupFrame reply,
                                  MpaException e) {
         // RFC 6581 §3-§4: the Initiator is in full operation; it reports the failure in a Terminate
         // (Layer 2 LLP, EType 0 MPA, code 6 or 7) as its first FPDU, then closes.
         finish();
         LOG.warn("peer {}: {}", PeerAddress.of(ctx), e.getMessage());
-        failPendingWrites(e);
-        startupPromise.tryFailure(e);
-        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(e));
+        pending.failed(ctx, e, MpaStartupCompletionEvent.failure(e));
         MpaTerminateFactory factory = settings.terminateFactory();
         if (factory != null) {
-            MpaParameters params = new MpaParameters(MpaRole.INITIATOR, reply.revision(),
-                    request.crc() || reply.crc(), reply.markers(), request.markers(), request, reply,
-                    settings.ird(), settings.ord(), null, MpaFramer.mulpdu(MpaSettings.DEFAULT_EMSS, reply.markers()),
-                    settings.maxUlpduLength(), false);
-            MpaFramer framer = installFramer(ctx, params);
+            MpaFramer framer = installFramer(ctx, MpaNegotiation.terminateParameters(request, reply, settings));
             ChannelHandlerContext framerCtx = ctx.pipeline().context(framer);
             ByteBuf terminate = factory.terminateUlpdu(ctx.alloc(), e.errorCode());
             ChannelPromise sent = framerCtx.newPromise();
@@ -308,9 +285,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         finish();
         LOG.info("{} MPA startup rejected ({}); TCP left open", PeerAddress.of(ctx),
                 rejection.rejectedLocally() ? "by the local ULP" : "by the peer");
-        failPendingWrites(rejection);
-        startupPromise.tryFailure(rejection);
-        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(rejection));
+        pending.failed(ctx, rejection, MpaStartupCompletionEvent.failure(rejection));
         ctx.pipeline().remove(this); // any further octets go to the application as plain bytes
     }
 
@@ -321,9 +296,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         finish();
         LOG.warn("MPA startup with {} failed: {}{}", PeerAddress.of(ctx),
                 e.getMessage(), close ? "; closing the connection" : "");
-        failPendingWrites(e);
-        startupPromise.tryFailure(e);
-        ctx.fireUserEventTriggered(MpaStartupCompletionEvent.failure(e));
+        pending.failed(ctx, e, MpaStartupCompletionEvent.failure(e));
         if (close) {
             ctx.close();
         }
@@ -332,10 +305,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     private void finish() {
         state = State.DONE;
         request = null; // used only during startup; the framer and the layers above never need it
-        if (timeout != null) {
-            timeout.cancel(false);
-            timeout = null;
-        }
+        pending.stopTimer();
     }
 
     private void onTimeout() {
@@ -355,8 +325,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (state != State.DONE && state != State.IDLE) {
-            if (role == MpaRole.INITIATOR && state == State.AWAIT_REPLY && request.revision() == 2
-                    && settings.rev1Fallback() && !replyOctetsSeen) {
+            if (closedOnRev2Request()) {
                 fail(ctx, new MpaRevisionRefusedException("peer closed the connection after our Rev 2 Request "
                         + "without a Reply; retry with Rev 1 (RFC 6581 §5)"), false);
             } else {
@@ -371,9 +340,8 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
         if (state != State.DONE && cause instanceof IOException) {
             // RST or similar during startup: MPA error 1 (RFC 5044 §8)
-            boolean refused = role == MpaRole.INITIATOR && state == State.AWAIT_REPLY && request.revision() == 2
-                    && settings.rev1Fallback() && !replyOctetsSeen;
-            fail(ctx, refused ? new MpaRevisionRefusedException("connection reset after our Rev 2 Request ("
+            fail(ctx, closedOnRev2Request()
+                    ? new MpaRevisionRefusedException("connection reset after our Rev 2 Request ("
                     + cause.getMessage() + "); retry with Rev 1 (RFC 6581 §5)")
                     : new MpaException(MpaErrorCode.TCP_CONNECTION_LOST, "connection lost during MPA startup", cause),
                     true);
@@ -382,12 +350,15 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
         ctx.fireExceptionCaught(cause);
     }
 
+    /** Initiator: the peer ended the connection after our Rev 2 Request and before any Reply octet (RFC 6581 §5). */
+    private boolean closedOnRev2Request() {
+        return role == MpaRole.INITIATOR && state == State.AWAIT_REPLY && request.revision() == 2
+                && settings.rev1Fallback() && !replyOctetsSeen;
+    }
+
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        if (timeout != null) {
-            timeout.cancel(false);
-        }
-        failPendingWrites(new ClosedChannelException());
+        pending.abandon();
     }
 
     // ------------------------------------------------------------ outbound: hold ULPDUs until established
@@ -398,7 +369,7 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
             ctx.write(msg, promise); // the framer's output, or plain octets after a rejection
             return;
         }
-        held.hold(ctx, msg, promise);
+        pending.hold(ctx, msg, promise);
     }
 
     @Override
@@ -407,10 +378,6 @@ public class MpaStartupHandler extends DuplexByteToMessageDecoder {
             ctx.flush();
             return;
         }
-        held.holdFlush();
-    }
-
-    private void failPendingWrites(Throwable cause) {
-        held.fail(cause);
+        pending.holdFlush();
     }
 }

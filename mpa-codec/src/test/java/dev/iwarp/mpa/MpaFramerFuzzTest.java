@@ -3,10 +3,10 @@ package dev.iwarp.mpa;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,17 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Each input must end in no exception other than the MPA errors, no buffer left referenced, and, for
  * streams we framed ourselves and did not corrupt, every ULPDU back as sent.
  */
+@ExtendWith(FuzzLogs.class)
 class MpaFramerFuzzTest {
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * The FPDU framer (RFC 5044 §4) with CRC and markers each on or off. Octet 0: bit 0 CRC, 1 markers
@@ -81,22 +72,14 @@ class MpaFramerFuzzTest {
         ch.pipeline().addLast(new MpaFramer(crc, markersTx, markersRx, maxUlpdu, 1024, (cfg & 8) != 0), app);
         try {
             ch.writeOutbound(alloc.heapBuffer(600).writeZero(600)); // crosses a marker position when on
-            for (byte[] piece : FuzzInput.split(stream, splitSeed)) {
-                if (!ch.isOpen()) {
-                    break; // the handler closed the connection: the peer's further octets go nowhere
-                }
-                ch.writeInbound(alloc.track(alloc.heapBuffer(piece.length).writeBytes(piece)));
-                MpaFuzzing.drain(ch);
-            }
+            FuzzChecks.feed(ch, alloc, stream, splitSeed);
             ch.close();
         } catch (Throwable t) {
             FuzzChecks.assertTyped(t, MpaFuzzing.TYPED);
         } finally {
             MpaFuzzing.finish(ch);
         }
-        app.exceptions.forEach(t -> FuzzChecks.assertTyped(t, MpaFuzzing.TYPED));
-        FuzzChecks.assertNoUntypedLogged(MpaFuzzing.TYPED);
-        alloc.assertAllReleased();
+        FuzzChecks.check(app, alloc, MpaFuzzing.TYPED);
         if (build && corruptions == 0 && sent.stream().allMatch(u -> u.length <= maxUlpdu)) {
             assertEquals(List.of(), app.exceptions);
             assertEquals(sent.size(), app.received.size(), "ULPDUs delivered");

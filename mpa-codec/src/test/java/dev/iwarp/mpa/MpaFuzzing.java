@@ -1,7 +1,7 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ApplicationEnd;
 import dev.iwarp.testkit.ChannelOctets;
-import dev.iwarp.testkit.fuzz.FuzzApp;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -9,7 +9,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
 
-/** What the MPA fuzz targets share: the typed errors, the application end, draining. */
+/** What the MPA fuzz targets share: the typed errors, the application end. */
 final class MpaFuzzing {
     private MpaFuzzing() {
     }
@@ -35,12 +35,8 @@ final class MpaFuzzing {
         FuzzChecks.finish(ch, TYPED);
     }
 
-    static void drain(EmbeddedChannel ch) {
-        FuzzChecks.drain(ch);
-    }
-
     /** The application: accepts or rejects the Request, keeps ULPDUs (copied, released) and errors. */
-    static final class App extends FuzzApp<MpaStartupCompletionEvent> {
+    static final class App extends ApplicationEnd<MpaStartupCompletionEvent> {
         final boolean reject;
 
         App(boolean reject) {

@@ -241,10 +241,10 @@ class MpaLoopbackTest {
             assertNotNull(got, "echo timed out");
             got.release();
         }
-        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(MpaFramer.EMSS_CHECK_NANOS) + 1); // its time since the last reading
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(FpduWriter.EMSS_CHECK_NANOS) + 1); // its time since the last reading
         int[] now = c.channel.eventLoop().submit(() -> {
             int m = 0;
-            for (int i = 0; i <= MpaFramer.EMSS_CHECK_INTERVAL; i++) {
+            for (int i = 0; i <= FpduWriter.EMSS_CHECK_INTERVAL; i++) {
                 m = framer.mulpdu();
             }
             return new int[] {m, (int) ((EpollSocketChannel) c.channel).tcpInfo().sndMss()};

@@ -1,14 +1,10 @@
 package dev.iwarp.mpa;
 
+import dev.iwarp.testkit.ApplicationEnd;
 import dev.iwarp.testkit.BackToBack;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -54,50 +50,27 @@ final class MpaPair {
         responder.finishAndReleaseAll();
     }
 
-    /** The application end of a pipeline: records events, ULPDUs (copied, released) and exceptions. */
-    static final class Recorder extends ChannelInboundHandlerAdapter {
+    /**
+     * The application end of a pipeline: records events, ULPDUs (copied, released), exceptions and the completion;
+     * hands the Request to {@code decision} (none: left undecided).
+     */
+    static final class Recorder extends ApplicationEnd<MpaStartupCompletionEvent> {
         final Consumer<MpaConnectRequest> decision;
-        final List<Object> events = new ArrayList<>();
-        final List<byte[]> received = new ArrayList<>();
-        final List<Throwable> exceptions = new ArrayList<>();
         MpaConnectRequest connectRequest;
-        MpaStartupCompletionEvent completion;
 
         Recorder(Consumer<MpaConnectRequest> decision) {
+            super(MpaStartupCompletionEvent.class);
             this.decision = decision;
         }
 
         @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            events.add(evt);
+        protected void otherEvent(Object evt) {
             if (evt instanceof MpaConnectRequest) {
                 connectRequest = (MpaConnectRequest) evt;
                 if (decision != null) {
                     decision.accept(connectRequest);
                 }
-            } else if (evt instanceof MpaStartupCompletionEvent) {
-                if (completion != null) {
-                    throw new AssertionError("two completion events");
-                }
-                completion = (MpaStartupCompletionEvent) evt;
             }
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf b = (ByteBuf) msg;
-            try {
-                byte[] a = new byte[b.readableBytes()];
-                b.getBytes(b.readerIndex(), a);
-                received.add(a);
-            } finally {
-                b.release();
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            exceptions.add(cause);
         }
     }
 }

@@ -3,10 +3,10 @@ package dev.iwarp.mpa;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fuzz target for MPA startup (RFC 5044 §7.1, RFC 6581, Rev 0/1/2; Jazzer) in either role.
@@ -15,17 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
  * .ci/fuzz} fuzzes. Each input must end in no exception other than the MPA errors (thrown, fired,
  * logged or as the startup's cause) and no buffer left referenced.
  */
+@ExtendWith(FuzzLogs.class)
 class MpaStartupFuzzTest {
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * The startup handler in either role (RFC 5044 §7.1, RFC 6581, Rev 0/1/2) fed a peer's octets: the
@@ -55,28 +46,20 @@ class MpaStartupFuzzTest {
         MpaStartupHandler mpa = initiator ? MpaStartupHandler.initiator(settings) : MpaStartupHandler.responder(settings);
         ch.pipeline().addLast(mpa, app);
         try {
-            for (byte[] piece : FuzzInput.split(in.rest(), splitSeed)) {
-                if (!ch.isOpen()) {
-                    break; // the handler closed the connection: the peer's further octets go nowhere
-                }
-                ch.writeInbound(alloc.track(alloc.heapBuffer(piece.length).writeBytes(piece)));
-                MpaFuzzing.drain(ch);
-            }
+            FuzzChecks.feed(ch, alloc, in.rest(), splitSeed);
             if (app.completion != null && app.completion.isSuccess()) {
                 ch.writeOutbound(alloc.heapBuffer(4).writeInt(0x01020304)); // one ULPDU out, framed as negotiated
             }
-            MpaFuzzing.drain(ch);
+            FuzzChecks.drain(ch);
             ch.close();
         } catch (Throwable t) {
             FuzzChecks.assertTyped(t, MpaFuzzing.TYPED);
         } finally {
             MpaFuzzing.finish(ch);
         }
-        app.exceptions.forEach(t -> FuzzChecks.assertTyped(t, MpaFuzzing.TYPED));
+        FuzzChecks.check(app, alloc, MpaFuzzing.TYPED);
         if (app.completion != null && !app.completion.isSuccess()) {
             FuzzChecks.assertTyped(app.completion.cause(), MpaFuzzing.TYPED);
         }
-        FuzzChecks.assertNoUntypedLogged(MpaFuzzing.TYPED);
-        alloc.assertAllReleased();
     }
 }

@@ -3,13 +3,13 @@ package dev.iwarp.vitcp;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,18 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * whole or cut into the pieces the split seed chooses, and, when the input asks, whether the cut stream's large
  * payloads are read into a destination ({@link VitcpSegmentDecoder#receiveWith}) or come whole.
  */
+@ExtendWith(FuzzLogs.class)
 class VitcpFuzzTest {
     static final List<Class<? extends Throwable>> TYPED = List.of(VitcpProtocolException.class);
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * Octet 0: bits 0-1 CRC mode, bit 2 data-phase CRC trailers on (§3.5), bit 3 the cut stream's payloads go to a

@@ -11,6 +11,7 @@ import dev.iwarp.bootstrap.Transport;
 import dev.iwarp.mpa.MpaFramer;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.CompletionQueue;
@@ -21,10 +22,9 @@ import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.WcOpcode;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -53,18 +53,10 @@ class TlsStackLoopbackTest {
     private static final Framing MPA = MpaFraming.of(MpaSettings.builder().startupTimeout(120, TimeUnit.SECONDS)
             .build());
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<ByteBuf> buffers = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources();
     /** Octets the stacks' sockets read: a slow transfer (a loaded machine) moves them, a stalled one does not. */
     private final java.util.concurrent.atomic.AtomicLong octetsIn = new java.util.concurrent.atomic.AtomicLong();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-        buffers.forEach(ByteBuf::release);
-    }
 
     static Stream<Arguments> certificateCases() {
         List<Arguments> a = new ArrayList<>();
@@ -181,7 +173,7 @@ class TlsStackLoopbackTest {
     }
 
     private IwarpStack stack(Transport t) {
-        IwarpStack s = IwarpStack.builder().transport(t).threads(1).channelHook(ch -> ch.pipeline().addFirst(
+        return resources.closeAfter(IwarpStack.builder().transport(t).threads(1).channelHook(ch -> ch.pipeline().addFirst(
                 new io.netty.channel.ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
@@ -190,20 +182,11 @@ class TlsStackLoopbackTest {
                         }
                         ctx.fireChannelRead(msg);
                     }
-                })).build();
-        closeables.add(s);
-        return s;
+                })).build());
     }
 
     private ByteBuf buffer(int size, int seed) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-        byte[] content = new byte[size];
-        for (int i = 0; i < size; i++) {
-            content[i] = (byte) (i * 13 + seed);
-        }
-        b.writeBytes(content);
-        buffers.add(b);
-        return b;
+        return resources.buffer(size, 13, seed);
     }
 
     /**

@@ -58,7 +58,7 @@ final class IwarpClientWire implements ClientWire {
                                   long timeoutMs) throws IOException {
         Framing framing = kind.initiator(fixed, crc, readDepth);
         IwarpWire.Connection c = IwarpWire.connection(listener);
-        ProtectionDomain pd = IwarpWire.pdOf(domain);
+        ProtectionDomain pd = IwarpDomain.pdOf(domain);
         PeerFraming own = tls != null ? PeerFraming.TLS : kind.peerFraming();
         FirstOctets.Watch watch = own == null ? null : new FirstOctets.Watch(own);
         ConnectOptions opts = ConnectOptions.of(pd).framing(framing).completionQueues(c.sendCq(), c.recvCq())

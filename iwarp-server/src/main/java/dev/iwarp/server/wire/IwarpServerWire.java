@@ -106,7 +106,7 @@ final class IwarpServerWire implements ServerWire {
         @Override
         public WireConnection accept(WireDomain domain, WireCompletionListener listener, byte[] setupData) {
             IwarpWire.Connection c = IwarpWire.connection(listener);
-            ProtectionDomain pd = IwarpWire.pdOf(domain);
+            ProtectionDomain pd = IwarpDomain.pdOf(domain);
             QueuePair qp = request.accept(pd, c.sendCq(), c.recvCq(), setupData);
             return c.attach(firstMessage ? SetupMessage.postFirst(c, pd, qp, setupData) : qp);
         }

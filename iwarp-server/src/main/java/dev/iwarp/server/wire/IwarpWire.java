@@ -10,7 +10,6 @@ import dev.iwarp.bootstrap.tls.TlsSettings;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.rdmap.TerminateMessage;
 import dev.iwarp.mpa.MpaSettings;
-import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.CompletionView;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.verbs.MemoryRegion;
@@ -20,7 +19,6 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.Sge;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 
@@ -36,12 +34,12 @@ public final class IwarpWire {
 
     /** A verbs protection domain as a {@link WireDomain}. */
     public static WireDomain domain(ProtectionDomain pd) {
-        return new Domain(pd);
+        return new IwarpDomain(pd);
     }
 
     /** The verbs region behind a {@link WireRegion} of this wire. */
     public static MemoryRegion memoryRegion(WireRegion r) {
-        return ((Region) r).mr;
+        return ((IwarpRegion) r).mr;
     }
 
     /** A connection whose completion queues feed {@code listener}; {@link Connection#attach} its queue pair. */
@@ -107,89 +105,6 @@ public final class IwarpWire {
                 + " ORD " + p.ord() + ", MULPDU " + mulpdu + (p.peerToPeer() ? ", peer-to-peer RTR " + p.rtrType() : "");
     }
 
-    private static Access[] map(WireAccess... access) {
-        Access[] a = new Access[access.length];
-        for (int i = 0; i < access.length; i++) {
-            a[i] = switch (access[i]) {
-                case LOCAL_WRITE -> Access.LOCAL_WRITE;
-                case REMOTE_READ -> Access.REMOTE_READ;
-                case REMOTE_WRITE -> Access.REMOTE_WRITE;
-            };
-        }
-        return a;
-    }
-
-    private static final class Region implements WireRegion {
-        final MemoryRegion mr;
-
-        /** The last SGE posted: bench and serve post the same slices again and again. */
-        private Sge lastSge;
-        /** SGEs posted before, from the first that differed from the last one on (a ring's slots, in turn). */
-        private ReuseTable<Sge> sges;
-
-        Region(MemoryRegion mr) {
-            this.mr = mr;
-        }
-
-        /** An SGE of this region; immutable, so one made on another thread may be used again. */
-        Sge sge(int offset, int length) {
-            Sge s = lastSge;
-            if (s == null || s.offset() != offset || s.length() != length) {
-                ReuseTable<Sge> t = sges != null || s == null ? sges : (sges = new ReuseTable<>());
-                long key = offset / Math.max(1, length) + 31L * length; // a ring's slots: consecutive keys
-                s = t == null ? null : t.get(key);
-                if (s == null || s.offset() != offset || s.length() != length) {
-                    s = mr.slice(offset, length);
-                    if (t != null) {
-                        t.put(key, s);
-                    }
-                }
-                lastSge = s;
-            }
-            return s;
-        }
-
-        @Override
-        public ByteBuf memory() {
-            return mr.memory();
-        }
-
-        @Override
-        public int length() {
-            return mr.length();
-        }
-
-        @Override
-        public long remoteAddress(int offset) {
-            return mr.iova() + offset;
-        }
-
-        @Override
-        public int remoteHandle() {
-            return mr.stag();
-        }
-
-        @Override
-        public String describe() {
-            return String.format("STag 0x%08x TO 0x%016x size %d", mr.stag(), remoteAddress(0), mr.length());
-        }
-
-        @Override
-        public void deregister() {
-            mr.deregister();
-        }
-
-        @Override
-        public void discard() {
-            mr.discard();
-        }
-
-        @Override
-        public boolean isAllocated() {
-            return mr.isAllocated();
-        }
-    }
-
     /** A queue pair as a {@link WireConnection}. */
     public static final class Connection implements WireConnection {
         private final CompletionQueue sendCq = new CompletionQueue();
@@ -249,7 +164,7 @@ public final class IwarpWire {
 
         @Override
         public void postRecv(long wrId, WireRegion local, int offset, int length) {
-            Sge sge = ((Region) local).sge(offset, length);
+            Sge sge = ((IwarpRegion) local).sge(offset, length);
             RecvRequest r = lastRecv;
             if (r == null || r.wrId() != wrId || r.sge() != sge) {
                 ReuseTable<RecvRequest> t = recvs != null || r == null ? recvs : (recvs = new ReuseTable<>());
@@ -267,7 +182,7 @@ public final class IwarpWire {
 
         @Override
         public void postSend(long wrId, WireRegion local, int offset, int length) {
-            Sge sge = ((Region) local).sge(offset, length);
+            Sge sge = ((IwarpRegion) local).sge(offset, length);
             SendRequest r = lastSend;
             if (!same(r, wrId, sge, 0, 0)) {
                 ReuseTable<SendRequest> t = sends != null || r == null ? sends : (sends = new ReuseTable<>());
@@ -286,7 +201,7 @@ public final class IwarpWire {
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle) {
-            Sge sge = ((Region) local).sge(offset, length);
+            Sge sge = ((IwarpRegion) local).sge(offset, length);
             SendRequest r = lastRead;
             if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
                 r = SendRequest.rdmaRead(wrId, sge, remoteHandle, remoteAddress);
@@ -298,7 +213,7 @@ public final class IwarpWire {
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle) {
-            Sge sge = ((Region) local).sge(offset, length);
+            Sge sge = ((IwarpRegion) local).sge(offset, length);
             SendRequest r = lastWrite;
             if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
                 r = SendRequest.rdmaWrite(wrId, sge, remoteHandle, remoteAddress);
@@ -388,30 +303,6 @@ public final class IwarpWire {
         /** The negotiated MPA parameters. */
         public MpaParameters mpaParameters() {
             return qp.connectionParameters().framing(MpaParameters.class);
-        }
-    }
-
-    static ProtectionDomain pdOf(WireDomain domain) {
-        if (domain instanceof Domain d) {
-            return d.pd;
-        }
-        throw new IllegalArgumentException("not an iWARP domain: " + domain);
-    }
-
-    private record Domain(ProtectionDomain pd) implements WireDomain {
-        @Override
-        public WireRegion register(ByteBuf memory, WireAccess... access) {
-            return new Region(pd.register(memory, map(access)));
-        }
-
-        @Override
-        public WireRegion registerOnDemand(int length, io.netty.buffer.ByteBufAllocator alloc, WireAccess... access) {
-            return new Region(pd.registerOnDemand(length, alloc, map(access)));
-        }
-
-        @Override
-        public dev.iwarp.ddp.MemoryAccount memoryAccount() {
-            return pd.memoryAccount();
         }
     }
 }

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.AppenderBase;
+import dev.iwarp.testkit.ApplicationEnd;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.LoggerFactory;
@@ -18,10 +19,10 @@ import java.util.List;
  * under test, whether thrown to the caller, fired down the pipeline or logged with a stack trace by
  * a handler that swallowed it.
  *
- * <p>{@link #captureLogs()} (call it from {@code @BeforeAll}) sends the project's log records of WARN
- * and above to a capture instead of the console, so a fuzzer running thousands of inputs a second is
- * not slowed down by logging, and a swallowed exception is still seen; {@link #restoreLogs()} (from
- * {@code @AfterAll}) undoes it.
+ * <p>{@link #captureLogs()} (a target class gets it with {@code @ExtendWith(FuzzLogs.class)}) sends the
+ * project's log records of WARN and above to a capture instead of the console, so a fuzzer running
+ * thousands of inputs a second is not slowed down by logging, and a swallowed exception is still seen;
+ * {@link #restoreLogs()} undoes it.
  */
 public final class FuzzChecks {
     private static final String PROJECT_LOGGER = "dev.iwarp";
@@ -51,6 +52,31 @@ public final class FuzzChecks {
         for (Object o; (o = ch.readOutbound()) != null; ) {
             ReferenceCountUtil.release(o);
         }
+    }
+
+    /**
+     * Writes {@code stream} into {@code ch} as a peer's TCP reads, cut as {@code splitSeed} chooses
+     * ({@link FuzzInput#split}), each a buffer {@code alloc} tracks, and drains {@code ch} after each; stops once
+     * the handler closed the connection: the peer's further octets go nowhere.
+     */
+    public static void feed(EmbeddedChannel ch, TrackingAllocator alloc, byte[] stream, int splitSeed) {
+        for (byte[] piece : FuzzInput.split(stream, splitSeed)) {
+            if (!ch.isOpen()) {
+                break;
+            }
+            ch.writeInbound(alloc.track(alloc.heapBuffer(piece.length).writeBytes(piece)));
+            drain(ch);
+        }
+    }
+
+    /**
+     * What every input must end with: each exception the application end saw typed, none untyped logged, every
+     * buffer of {@code alloc} released.
+     */
+    public static void check(ApplicationEnd<?> app, TrackingAllocator alloc, List<Class<? extends Throwable>> allowed) {
+        app.exceptions.forEach(t -> assertTyped(t, allowed));
+        assertNoUntypedLogged(allowed);
+        alloc.assertAllReleased();
     }
 
     /** True when {@code t} is one of {@code allowed}, or a Netty DecoderException wrapping one. */

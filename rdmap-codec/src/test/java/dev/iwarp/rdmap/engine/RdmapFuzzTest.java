@@ -10,6 +10,7 @@ import dev.iwarp.rdmap.RdmapException;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.testkit.fuzz.FuzzChecks;
 import dev.iwarp.testkit.fuzz.FuzzInput;
+import dev.iwarp.testkit.fuzz.FuzzLogs;
 import dev.iwarp.testkit.fuzz.TrackingAllocator;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.MemoryRegion;
@@ -17,8 +18,7 @@ import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +33,7 @@ import java.util.List;
  * LLP errors (thrown, fired or logged), no buffer left referenced, no canary overwritten, and nothing
  * placed in a region the peer may not write.
  */
+@ExtendWith(FuzzLogs.class)
 class RdmapFuzzTest {
     static final List<Class<? extends Throwable>> TYPED =
             List.of(RdmapException.class, DdpException.class, LlpException.class);
@@ -40,16 +41,6 @@ class RdmapFuzzTest {
 
     private static final int GUARD = 32;
     private final java.util.Map<ByteBuf, ByteBuf> wholes = new java.util.IdentityHashMap<>();
-
-    @BeforeAll
-    static void quiet() {
-        FuzzChecks.captureLogs();
-    }
-
-    @AfterAll
-    static void loud() {
-        FuzzChecks.restoreLogs();
-    }
 
     /**
      * Octet 0: bit 0 Initiator (else Responder), bits 1-2 RTR type (none, Send, Write, Read), bit 3

@@ -1,4 +1,4 @@
-package dev.iwarp.testkit.fuzz;
+package dev.iwarp.testkit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -8,22 +8,25 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The application end of a fuzzed pipeline: keeps each ULPDU that reaches it (copied, then released), each
- * exception, and the framing's one completion event ({@code C}); a second completion fails the run. A framing
- * whose startup asks the application something (MPA's connect request) answers it in {@link #otherEvent}.
+ * The application end of a framing's pipeline under test (fuzzed, or one side of a pair): keeps each event, each
+ * ULPDU that reaches it (copied, then released), each exception, and the framing's one completion event
+ * ({@code C}); a second completion fails the run. A framing whose startup asks the application something (MPA's
+ * connect request) is answered in {@link #otherEvent}.
  */
-public class FuzzApp<C> extends ChannelInboundHandlerAdapter {
+public class ApplicationEnd<C> extends ChannelInboundHandlerAdapter {
+    public final List<Object> events = new ArrayList<>();
     public final List<byte[]> received = new ArrayList<>();
     public final List<Throwable> exceptions = new ArrayList<>();
     public C completion;
     private final Class<C> completionType;
 
-    public FuzzApp(Class<C> completionType) {
+    public ApplicationEnd(Class<C> completionType) {
         this.completionType = completionType;
     }
 
     @Override
     public final void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        events.add(evt);
         if (completionType.isInstance(evt)) {
             if (completion != null) {
                 throw new AssertionError("two completion events");
