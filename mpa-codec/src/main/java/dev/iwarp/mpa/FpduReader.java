@@ -340,8 +340,8 @@ final class FpduReader {
         abandon();
         in.skipBytes(in.readableBytes());
         MpaException e = new MpaException(code, what);
-        LOG.warn("{} peer {}: {}; no further FPDUs are delivered on this half connection",
-                ctx.channel(), ctx.channel().remoteAddress(), e.getMessage());
+        LOG.warn("peer {}: {}; no further FPDUs are delivered on this half connection", PeerAddress.of(ctx),
+                e.getMessage());
         return e;
     }
 

@@ -1,5 +1,6 @@
 package dev.iwarp.rdmap.engine;
 
+import dev.iwarp.framing.PeerAddress;
 import dev.iwarp.ddp.DdpSegment;
 import dev.iwarp.ddp.DdpSegmenter;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -242,11 +243,10 @@ final class RdmapStream implements StreamLifecycle {
                 : RdmaObserver.TerminateDirection.WITHHELD, t.cause());
         try (TerminateFields f = TerminateFields.of(hold == null ? "sent" : "withheld", t.cause())) {
             if (hold == null) {
-                LOG.warn("{} peer {}: {}; sending Terminate {} and closing", ctx.channel(),
-                        ctx.channel().remoteAddress(), what, t.cause());
+                LOG.warn("peer {}: {}; sending Terminate {} and closing", PeerAddress.of(ctx), what, t.cause());
             } else {
-                LOG.warn("{} peer {}: {}; closing without Terminate {}: {}", ctx.channel(),
-                        ctx.channel().remoteAddress(), what, t.cause(), hold);
+                LOG.warn("peer {}: {}; closing without Terminate {}: {}", PeerAddress.of(ctx), what, t.cause(),
+                        hold);
             }
         }
         state = QpState.TERMINATE;
@@ -268,7 +268,7 @@ final class RdmapStream implements StreamLifecycle {
         try {
             t = TerminateMessage.decode(terminate);
         } catch (RuntimeException e) {
-            LOG.warn("{} peer sent an undecodable Terminate ({}); closing", ctx.channel(), e.getMessage());
+            LOG.warn("peer {} sent an undecodable Terminate ({}); closing", PeerAddress.of(ctx), e.getMessage());
             toError(WcStatus.FATAL_ERR, "undecodable Terminate");
             ctx.close();
             return;
@@ -276,7 +276,7 @@ final class RdmapStream implements StreamLifecycle {
         peerTerminate = t;
         observer.terminate(ctx.channel(), RdmaObserver.TerminateDirection.RECEIVED, t.cause());
         try (TerminateFields f = TerminateFields.of("received", t.cause())) {
-            LOG.warn("{} peer {} terminated the stream: {}", ctx.channel(), ctx.channel().remoteAddress(), t.describe());
+            LOG.warn("peer {} terminated the stream: {}", PeerAddress.of(ctx), t.describe());
         }
         toError(statusFor(t.cause()), "peer's Terminate: " + t.describe());
         ctx.close();
