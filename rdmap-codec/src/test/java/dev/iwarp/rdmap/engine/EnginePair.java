@@ -8,7 +8,7 @@ import dev.iwarp.verbs.RdmaDevice;
 import java.util.function.UnaryOperator;
 
 /**
- * Two engines back to back in memory, each over a {@link FakeLowerLayer}: what one writes down
+ * Two engines back to back in memory, each over a {@link FakeLlpStream}: what one writes down
  * arrives at the other as ULPDUs, as over any framing. {@link #pump()} moves ULPDUs until both sides
  * are quiet; a side that closed is seen closed by the other once its ULPDUs are delivered.
  */

@@ -22,7 +22,7 @@ import java.util.List;
 
 /**
  * One host for engine tests without any framing: a software device, a PD, CQs, and an
- * {@code EmbeddedChannel} of [{@link FakeLowerLayer}, {@code DdpCodec}, {@link RdmaEngine}].
+ * {@code EmbeddedChannel} of [{@link FakeLlpStream}, {@code DdpCodec}, {@link RdmaEngine}].
  * The lower layer records every DDP segment the engine writes (headers, and short payloads), so tests can
  * assert the exact Terminate on the wire.
  */
@@ -34,7 +34,7 @@ final class EngineSide {
     final CompletionQueue recvCq = new CompletionQueue();
     final RdmaEngine engine;
     final QueuePair qp;
-    final FakeLowerLayer llp = new FakeLowerLayer();
+    final FakeLlpStream llp = new FakeLlpStream();
     final List<Recorded> written = new ArrayList<>();
     final EmbeddedChannel ch;
     final LlpRole role;

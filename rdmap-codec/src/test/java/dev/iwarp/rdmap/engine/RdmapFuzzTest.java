@@ -25,7 +25,7 @@ import java.util.List;
 
 /**
  * Fuzz target for the RDMAP receive path (Jazzer) over the framing-neutral fixture: one
- * {@link EngineSide} ([FakeLowerLayer, DdpCodec, tap, RdmaEngine]) in RTS receives the fuzzer's
+ * {@link EngineSide} ([FakeLlpStream, DdpCodec, tap, RdmaEngine]) in RTS receives the fuzzer's
  * ULPDUs as a framing would deliver them. Memory: regions of known bounds with canaries around them
  * (canaries: {@link Regions#CANARY}), some remotely writable, one only remotely readable, one local only;
  * receive buffers posted on the Send queue; an RDMA Read and a FetchAdd outstanding so Read and Atomic

@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * chooses, raises LLP errors on demand, and can stall transmission (writes held, counting toward
  * writability, until {@link #unstall()}) or hold it as an MPA Responder does before its first FPDU.
  */
-final class FakeLowerLayer extends ChannelDuplexHandler implements LlpStream {
+final class FakeLlpStream extends ChannelDuplexHandler implements LlpStream {
     private ChannelHandlerContext ctx;
     private PendingWriteQueue stalled;
     volatile int mulpdu = 1024;
