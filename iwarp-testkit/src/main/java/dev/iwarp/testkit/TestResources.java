@@ -12,9 +12,10 @@ import java.util.List;
  * What a test over real channels opens and allocates, given back after each test: every closeable registered with
  * {@link #closeAfter}, in the reverse order, then every buffer. A test class holds it in an instance field with
  * {@code @RegisterExtension} (its {@code afterEach} then runs before the leak check's, which is registered
- * first); other holders call {@link #close()}.
+ * first); other holders call {@link #close()}. Not {@link AutoCloseable}: its close may be interrupted while it
+ * waits for channels to close, which a try-with-resources would have to handle (javac's {@code [try]} lint).
  */
-public final class TestResources implements AfterEachCallback, AutoCloseable {
+public final class TestResources implements AfterEachCallback {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<ByteBuf> buffers = new ArrayList<>();
 
@@ -48,7 +49,6 @@ public final class TestResources implements AfterEachCallback, AutoCloseable {
     }
 
     /** Closes what was registered, last first, then releases the buffers; holds nothing after. */
-    @Override
     public void close() throws Exception {
         for (int i = closeables.size() - 1; i >= 0; i--) {
             closeables.get(i).close();
