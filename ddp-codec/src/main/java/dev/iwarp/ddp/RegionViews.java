@@ -15,8 +15,13 @@ import io.netty.buffer.ByteBuf;
  * collector, so the pool itself needs no lock.
  */
 public final class RegionViews {
-    /** Released slices kept at most: a send queue or IRD of 128 messages in four segments each, in flight at once. */
-    static final int MAX_KEPT = 512;
+    /**
+     * Released slices kept at most: 16 messages of four segments each in flight at once (serve's default IRD and
+     * ORD, 64 KiB messages at a 16 KiB MULPDU). A deeper pipeline makes a slice for each one beyond (one small object
+     * per segment, as a retained slice would be); a peer that once ran one cannot leave more than these kept on an
+     * idle connection (a stream has three pools: about 15 KiB of slice objects at most).
+     */
+    static final int MAX_KEPT = 64;
     private final FreeList<RegionView> free = new FreeList<>(MAX_KEPT);
     /** The thread slices are taken on (the stream's event loop); only it gives them back. */
     private volatile Thread thread;

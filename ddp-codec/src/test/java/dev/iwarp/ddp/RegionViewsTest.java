@@ -154,4 +154,28 @@ class RegionViewsTest {
         assertTrue(octets < 1024, octets + " octets allocated for 10,000 views (a slice each is 400,000)");
         table.deregister(b.stag());
     }
+
+    /**
+     * What a deep pipeline leaves behind is bounded: after 200 slices were held at once and released, the pool keeps
+     * {@link RegionViews#MAX_KEPT} of them, and the next 200 make the rest anew.
+     */
+    @Test
+    void aDeepBurstLeavesAtMostMaxKeptSlicesInThePool() {
+        int n = 200;
+        ByteBuf[] held = new ByteBuf[n];
+        for (int i = 0; i < n; i++) {
+            held[i] = views.slice(region, i, 1);
+        }
+        for (ByteBuf b : held) {
+            b.release();
+        }
+        assertEquals(n, views.made());
+        for (int i = 0; i < n; i++) {
+            held[i] = views.slice(region, i, 1);
+        }
+        for (ByteBuf b : held) {
+            b.release();
+        }
+        assertEquals(n + (n - RegionViews.MAX_KEPT), views.made(), "kept " + RegionViews.MAX_KEPT + ", made the rest");
+    }
 }
