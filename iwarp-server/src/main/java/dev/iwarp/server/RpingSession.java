@@ -51,8 +51,11 @@ public final class RpingSession implements WireCompletionListener {
 
     /** The go-ahead's 16 zero octets and their region: made at the first go-ahead (an idle connection holds none). */
     private ByteBuf goAheadMemory;
-    /** Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. */
-    private final WireRegion recv;
+    /**
+     * Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. A second
+     * buffer from the first plain echo on: the receive is posted into it before the echo leaves.
+     */
+    private final EchoBuffers recv;
     /**
      * rping's rdma_buf: RDMA Read sink and RDMA Write source (rdma-core's rping.c); registered at the first
      * advertisement (an idle connection holds no registration for it), null until then and once released.
@@ -98,7 +101,7 @@ public final class RpingSession implements WireCompletionListener {
         this.echoOnly = echoOnly;
         this.domain = domain;
         this.alloc = alloc;
-        recv = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
+        recv = new EchoBuffers(domain, alloc);
     }
 
     /**
@@ -108,7 +111,7 @@ public final class RpingSession implements WireCompletionListener {
     public void start(WireConnection conn) {
         this.conn = conn;
         this.peer = dev.iwarp.server.wire.Addresses.printable(conn.channel().remoteAddress()); // 127.0.0.1:7174
-        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
+        conn.postRecv(WR_RECV, recv.posted(), 0, BUFFER_SIZE);
         conn.channel().closeFuture().addListener(f -> release());
         conn.whenEstablished(() -> LOG.info("{} connected: {}", peer, conn.parameters()));
     }
@@ -136,22 +139,22 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void onReceive(int len) {
-        if (!echoOnly && answer == null && BenchHello.isRequest(recv.memory(), 0, len)) { // one hello per connection
+        ByteBuf m = recv.posted().memory(); // where the Send was placed
+        if (!echoOnly && answer == null && BenchHello.isRequest(m, 0, len)) { // one hello per connection
             grantRing();
-            recv.discard(); // read; re-posted (and placed into) only if no receive was granted
+            recv.posted().discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
         }
-        if (!echoOnly && BenchCost.isRequest(recv.memory(), 0, len)) {
+        if (!echoOnly && BenchCost.isRequest(m, 0, len)) {
             answerCost();
             return;
         }
-        if (echoOnly || len != Advertisement.LENGTH || recv.memory().getLong(0) == 0 && recv.memory().getLong(8) == 0) {
-            // not an rping advertisement: echo it, re-post once the echo is on the wire (one receive buffer). 16 zero
-            // octets (TO 0, STag 0, 0 octets) advertise nothing: librdmacm's rdma_client and sendrecv send them
-            conn.postSend(WR_ECHO, recv, 0, len);
+        if (echoOnly || len != Advertisement.LENGTH || m.getLong(0) == 0 && m.getLong(8) == 0) {
+            // not an rping advertisement: echo it, the receive posted into the other buffer first (EchoBuffers). 16
+            // zero octets (TO 0, STag 0, 0 octets) advertise nothing: librdmacm's rdma_client and sendrecv send them
+            recv.echo(conn, WR_RECV, WR_ECHO, len);
             return;
         }
-        ByteBuf m = recv.memory();
         long address = m.getLong(0); // rdma-core's rping.c; VI: virtual address, memory handle
         int handle = m.getInt(8);
         long size = m.getUnsignedInt(12);
@@ -186,7 +189,7 @@ public final class RpingSession implements WireCompletionListener {
         if (closed) {
             return;
         }
-        ByteBuf m = recv.memory();
+        ByteBuf m = recv.posted().memory();
         int size = BenchHello.size(m, 0);
         int granted = BenchHello.grant(size, BenchHello.depth(m, 0));
         if (granted > 0 && !domain.memoryAccount().tryReserve(2L * granted * size)) {
@@ -198,7 +201,7 @@ public final class RpingSession implements WireCompletionListener {
         BenchHello.writeAnswer(answerMemory, 0, size, granted);
         answer = domain.register(answerMemory);
         if (granted == 0) {
-            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
+            conn.postRecv(WR_RECV, recv.posted(), 0, BUFFER_SIZE);
         } else {
             ring = new EchoRing(domain, alloc, conn, size, granted);
         }
@@ -216,7 +219,7 @@ public final class RpingSession implements WireCompletionListener {
             cost = domain.register(costMemory);
         }
         BenchCost.writeAnswer(costMemory, 0, BenchCost.Snapshot.ofThisProcess());
-        recv.discard();
+        recv.posted().discard();
         conn.postSend(WR_COST_ANSWER, cost, 0, BenchCost.ANSWER_LENGTH);
     }
 
@@ -236,12 +239,11 @@ public final class RpingSession implements WireCompletionListener {
             bytesWritten += byteLength;
             goAhead(); // rdma-core's rping.c: posted after the Write's local completion
         } else if (wr == WR_COST_ANSWER) {
-            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
+            conn.postRecv(WR_RECV, recv.posted(), 0, BUFFER_SIZE);
         } else if (wr == WR_ECHO) {
-            recv.discard(); // the echo is on the wire
+            recv.echoed(conn, WR_RECV, WR_ECHO); // the echo is on the wire: its buffer gives its memory back
             echoes++;
             sends++;
-            conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE);
         } else {
             sends++;
         }
@@ -252,7 +254,7 @@ public final class RpingSession implements WireCompletionListener {
         if (g == null) { // released: the connection is closing
             return;
         }
-        conn.postRecv(WR_RECV, recv, 0, BUFFER_SIZE); // before the go-ahead: the next advertisement finds it
+        conn.postRecv(WR_RECV, recv.posted(), 0, BUFFER_SIZE); // before the go-ahead: the next advertisement finds it
         conn.postSend(WR_GO_AHEAD, g, 0, Advertisement.LENGTH);
     }
 
@@ -299,7 +301,7 @@ public final class RpingSession implements WireCompletionListener {
     private synchronized void release() {
         if (!released) {
             released = true;
-            recv.deregister(); // and their memory, if they hold any
+            recv.release(); // and their memory, if they hold any
             if (rdma != null) {
                 rdma.deregister();
             }

@@ -54,6 +54,26 @@ class BenchTransportTest {
         }
     }
 
+    /**
+     * Sends echoed one at a time by a {@code serve --echo} (bench's hello is echoed: depth 1), on every transport
+     * this kernel allows: its one receive stays posted while an echo is on its way (RpingSessionRingTest shows the
+     * order io_uring reports).
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void plainEchoesServeEveryTransport(Transport transport) throws Exception {
+        String why = transport.unavailableReason();
+        assumeTrue(why == null, why);
+        try (RpingServer server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
+                .withEchoOnly(true), ServeOptions.on(IwarpStack.builder().transport(transport).threads(1).build()))) {
+            ToolRun run = run("bench", "127.0.0.1:" + server.localAddress().getPort(), "--transport",
+                    transport.cliName(), "--op", "send", "--size", "64", "--depth", "4", "--iterations", "5000",
+                    "--warmup", "0", "--verify");
+            assertEquals(0, run.code(), transport + ": " + run.err() + run.out());
+            assertTrue(run.out().contains("  bytes 320000, iterations 5000,"), run.out());
+        }
+    }
+
     @Test
     void anUnknownTransportIsAUsageError() {
         ToolRun bench = run("bench", "127.0.0.1:46001", "--transport", "kqueue");

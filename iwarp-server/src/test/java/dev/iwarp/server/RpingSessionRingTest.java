@@ -11,6 +11,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayDeque;
@@ -21,10 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * serve's pipelined echoes (a bench hello's ring) when the transport reports a Send's completion late. The client
- * sends its next Send as soon as it holds an echo, and io_uring can report the echo's completion after that Send
- * arrived: the granted receives must stay posted meanwhile, else the Send finds none (DDP Terminate 1/2/0x02,
- * RFC 5041 §7.2). Here a connection that places Sends into receives in posting order (as DDP matches MSNs) and
+ * serve's echoes, pipelined (a bench hello's ring) and plain, when the transport reports a Send's completion late.
+ * The client sends its next Send as soon as it holds an echo, and io_uring can report the echo's completion after
+ * that Send arrived: the granted receives must stay posted meanwhile, else the Send finds none (DDP Terminate
+ * 1/2/0x02, RFC 5041 §7.2). Here a connection that places Sends into receives in posting order (as DDP matches MSNs) and
  * reports the echoes' completions {@code lag} echoes late (io_uring was seen dozens late; 1000: only when the client
  * is blocked). With the receive re-posted only when its echo completed, a lag of one already left a Send without a
  * receive; with spare slots alone, a lag beyond them did.
@@ -89,6 +90,55 @@ class RpingSessionRingTest {
         assertEquals(DEPTH, conn.recvs.size(), "the granted receives, posted again");
         conn.channel.close();
         assertTrue(conn.allReleased(), "ring, answer and session buffers released at close");
+    }
+
+    /**
+     * A Send echoed without a ring ({@code serve --echo}, or a Send of no other meaning): the one receive stays
+     * posted while the echo is on its way, and the echo's source stays as it was until its completion, however late
+     * the transport reports it. The client sends its next Send once it holds the echo (depth 1). With the receive
+     * re-posted only when the echo completed, the second Send found none.
+     */
+    @ParameterizedTest(name = "plain echoes, completions reported {0} echoes late, --echo {1}")
+    @CsvSource({"0, true", "1, true", "3, true", "1, false"})
+    void aPlainEchoKeepsTheReceivePosted(int lag, boolean echoOnly) {
+        Fake conn = new Fake();
+        RpingSession session = new RpingSession(conn, conn.alloc, echoOnly);
+        session.start(conn);
+        ArrayDeque<Posted> late = new ArrayDeque<>(); // echoes the client holds, their completion not reported yet
+        ArrayDeque<Long> lateSend = new ArrayDeque<>(); // the Send each of them echoes
+        for (long k = 0; k < 50; k++) {
+            assertEquals(1, conn.recvs.size(), "receives posted when Send " + k + " arrives ("
+                    + late.size() + " echo completions not reported yet)");
+            Posted r = conn.recvs.poll();
+            r.region.memory().setLong(r.offset, k);
+            r.region.memory().setLong(r.offset + 8, ~k);
+            session.completed(r.wrId, true, true, 100, null);
+            while (conn.sends.isEmpty()) { // the echo waits for a completion: the transport reports the oldest
+                assertTrue(!late.isEmpty(), "the echo of Send " + k + " neither sent nor waiting for a completion");
+                complete(session, late.poll(), lateSend.poll());
+            }
+            Posted echo = conn.sends.poll();
+            assertEquals(100, echo.length);
+            late.add(echo);
+            lateSend.add(k);
+            while (late.size() > lag) {
+                complete(session, late.poll(), lateSend.poll());
+            }
+        }
+        while (!late.isEmpty()) {
+            complete(session, late.poll(), lateSend.poll());
+        }
+        assertEquals(50, session.echoes());
+        assertEquals(1, conn.recvs.size(), "the receive, posted");
+        conn.channel.close();
+        assertTrue(conn.allReleased(), "both receive buffers released at close");
+    }
+
+    /** Reports {@code echo}'s completion after checking it still carries Send {@code send} (its source unchanged). */
+    private static void complete(RpingSession session, Posted echo, long send) {
+        assertEquals(send, echo.region.memory().getLong(echo.offset), "echo of Send " + send);
+        assertEquals(~send, echo.region.memory().getLong(echo.offset + 8), "echo of Send " + send);
+        session.completed(echo.wrId, false, true, echo.length, null);
     }
 
     private record Posted(long wrId, WireRegion region, int offset, int length) {
