@@ -57,6 +57,11 @@ public final class Compare implements Callable<Integer> {
             + "a serve process (--serve-jar) and a raw Netty client process against a raw Netty server process; CPU "
             + "and allocation per message per process.")
     boolean processes;
+    @Option(names = "--connections", split = ",", paramLabel = "N", description = "--processes only: run every case "
+            + "on each of these connection counts, both sides (bench --connections N; the raw client's N connections "
+            + "on as many event loops as bench's), e.g. 1,16,256; a case at N > 1 is named with -cN. Rates are "
+            + "aggregates, CPU and allocation per message over all connections' messages. Default: 1.")
+    List<Integer> connections = List.of(1);
     @Option(names = "--serve-jar", paramLabel = "FILE", description = "The packaged server for --processes "
             + "(default: ${DEFAULT-VALUE}).")
     Path serveJar = Path.of("iwarp-server/target/iwarp-server.jar");
@@ -103,6 +108,14 @@ public final class Compare implements Callable<Integer> {
             ts.add(tr);
         }
         PrintStream out = System.out;
+        if (connections.stream().anyMatch(n -> n < 1 || n > ProcessCompare.MAX_CONNECTIONS)) {
+            System.err.println("compare: --connections must be 1.." + ProcessCompare.MAX_CONNECTIONS);
+            return 2;
+        }
+        if (!processes && !connections.equals(List.of(1))) {
+            System.err.println("compare: --connections is for --processes (the one-JVM mode runs one connection)");
+            return 2;
+        }
         if (processes) {
             return ProcessMode.run(this, ts, out);
         }

@@ -6,14 +6,25 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One comparison: an operation, a message size, CRC on or off, a transport, a depth (or window), and whether both
- * sides run inside TLS 1.3 (ours: MPA inside our TLS layer; raw: Netty's SslHandler over the same provider).
+ * One comparison: an operation, a message size, CRC on or off, a transport, a depth (or window), whether both
+ * sides run inside TLS 1.3 (ours: MPA inside our TLS layer; raw: Netty's SslHandler over the same provider), and
+ * how many connections each side runs it on at once ({@code compare --processes --connections}; depth is per
+ * connection).
  */
-record CompareCase(Op op, int size, boolean crc, Transport transport, int depth, boolean tls) {
+record CompareCase(Op op, int size, boolean crc, Transport transport, int depth, boolean tls, int connections) {
     enum Op { WRITE, READ, PINGPONG, PIPELINE }
 
     CompareCase(Op op, int size, boolean crc, Transport transport, int depth) {
         this(op, size, crc, transport, depth, false);
+    }
+
+    CompareCase(Op op, int size, boolean crc, Transport transport, int depth, boolean tls) {
+        this(op, size, crc, transport, depth, tls, 1);
+    }
+
+    /** The same case on {@code n} connections at once. */
+    CompareCase onConnections(int n) {
+        return new CompareCase(op, size, crc, transport, depth, tls, n);
     }
 
     /** Credit granularity of PIPELINE: the receiver returns a credit message every {@code depth / 2} messages. */
@@ -35,7 +46,8 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
         };
         boolean otherDepth = (op == Op.WRITE || op == Op.READ) && depth != TABLE_DEPTH;
         return s + "-" + sizeName(size) + (crc ? "-crc" : "-nocrc") + (tls ? "-tls" : "")
-                + (otherDepth ? "-d" + depth : "") + "/" + transport.name().toLowerCase();
+                + (otherDepth ? "-d" + depth : "") + (connections != 1 ? "-c" + connections : "") + "/"
+                + transport.name().toLowerCase();
     }
 
     static String sizeName(int size) {

@@ -163,7 +163,7 @@ final class CompareReport {
             b.append(i == 0 ? "" : ",").append("{\"name\":\"").append(r.c.name()).append("\",\"op\":\"")
                     .append(r.c.op()).append("\",\"size\":").append(r.c.size()).append(",\"crc\":").append(r.c.crc())
                     .append(",\"transport\":\"").append(r.c.transport()).append("\",\"depth\":").append(r.c.depth())
-                    .append(",\"rounds\":[");
+                    .append(",\"connections\":").append(r.c.connections()).append(",\"rounds\":[");
             for (int k = 0; k < r.ours.size(); k++) {
                 b.append(k == 0 ? "" : ",").append("{\"ours\":").append(json(r.ours.get(k))).append(",\"raw\":")
                         .append(json(r.raw.get(k))).append(",\"ratio\":").append(json(r.ratios.get(k)))

@@ -59,6 +59,20 @@ final class ProcessCompare {
         this.out = out;
     }
 
+    /** Most connections per case ({@code --connections}): bench's own limit. */
+    static final int MAX_CONNECTIONS = 10_000;
+
+    /** The cases of this mode on one transport, each on every count of {@code connections} (in that order). */
+    static List<CompareCase> cases(Transport t, List<Integer> connections) {
+        List<CompareCase> out = new ArrayList<>();
+        for (CompareCase c : cases(t)) {
+            for (int n : connections) {
+                out.add(c.onConnections(n));
+            }
+        }
+        return out;
+    }
+
     /** The cases of this mode on one transport: what bench and the raw pair both run. */
     static List<CompareCase> cases(Transport t) {
         return List.of(new CompareCase(CompareCase.Op.WRITE, 65536, true, t, CompareCase.TABLE_DEPTH),
@@ -78,8 +92,11 @@ final class ProcessCompare {
         // --read-rate 0: serve's default budget of Read Response octets per connection (1 GiB/s) would cap one
         // connection's Reads below what the machine does, and the raw peer has no such budget: this compares the
         // stacks, not the budget
+        // --max-per-source 0: its default (256) counts bench's connections and the cost question's own one from
+        // 127.0.0.1 together, so at --connections 256 the question was refused; compare is serve's only client
         int serve = start(List.of(java, "-Dio.netty.leakDetection.level=disabled", "-jar", serveJar.toString(), "serve",
-                "--address", "127.0.0.1", "--port", "0", "--transport", t.cliName(), "--read-rate", "0"),
+                "--address", "127.0.0.1", "--port", "0", "--transport", t.cliName(), "--read-rate", "0",
+                "--max-per-source", "0"),
                 Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+) "));
         int raw = start(List.of(java, "-Dio.netty.leakDetection.level=disabled", "-cp", classPath,
                 RawPeer.class.getName(), "--transport", t.cliName()), Pattern.compile("^listening (\\d+)$"));
@@ -138,12 +155,15 @@ final class ProcessCompare {
                     default -> "send";
                 }, "--size", String.valueOf(c.size()), "--depth", String.valueOf(c.depth()),
                 "--duration", String.valueOf(seconds), "--output", "json"));
+        if (c.connections() != 1) {
+            cmd.addAll(List.of("--connections", String.valueOf(c.connections())));
+        }
         cmd.addAll(warmup == STABLE ? List.of("--warmup", "stable", "--warmup-max", String.valueOf(warmupMax))
                 : List.of("--warmup", warmup + "s"));
         if (c.crc()) {
             cmd.add("--crc");
         }
-        return sample(cmd, 0);
+        return sample(cmd, 0, c.connections());
     }
 
     /** Raw: a RawClient process against the raw peer. */
@@ -151,8 +171,9 @@ final class ProcessCompare {
         return sample(List.of(java, "-cp", classPath, RawClient.class.getName(), "--port", String.valueOf(port),
                 "--transport", c.transport().cliName(), "--case", c.op().name().toLowerCase(Locale.ROOT),
                 "--size", String.valueOf(c.size()), "--depth", String.valueOf(c.depth()),
+                "--connections", String.valueOf(c.connections()),
                 "--warmup", warmup == STABLE ? "stable" : String.valueOf(warmup), "--warmup-max",
-                String.valueOf(warmupMax), "--seconds", String.valueOf(seconds)), 1);
+                String.valueOf(warmupMax), "--seconds", String.valueOf(seconds)), 1, c.connections());
     }
 
     /** The warm-up rule, as the report prints it. */
@@ -170,7 +191,7 @@ final class ProcessCompare {
 
     private static final Pattern WARMUP_STABLE = Pattern.compile("\"warmup_stable\": (true|false)");
 
-    private Sample sample(List<String> cmd, int side) {
+    private Sample sample(List<String> cmd, int side, int connections) {
         try {
             Path err = Files.createTempFile("compare-", ".err");
             try {
@@ -182,7 +203,8 @@ final class ProcessCompare {
                         return "";
                     }
                 });
-                long limit = (long) ((warmup == STABLE ? warmupMax : warmup) + seconds) + 60;
+                // and a second per 4 connections to set them up and close them on a loaded machine
+                long limit = (long) ((warmup == STABLE ? warmupMax : warmup) + seconds) + 60 + connections / 4;
                 if (!p.waitFor(limit, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                     return failed("no result within " + limit + " s");

@@ -23,7 +23,12 @@ final class ProcessMode {
             out.printf(Locale.ROOT, "compare --processes: %d round(s) of %s + %.1f s per side, every "
                     + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, pc.warmupRule(), o.seconds,
                     machine, loadBefore);
-            out.println("serve runs with --read-rate 0 (the raw peer has no Read Response budget)");
+            out.println("serve runs with --read-rate 0 (the raw peer has no Read Response budget) and "
+                    + "--max-per-source 0 (compare is its only client)");
+            if (!o.connections.equals(List.of(1))) {
+                out.println("every case on " + o.connections + " connection(s) at once, both sides; rates are "
+                        + "aggregates, depth is per connection");
+            }
             out.println("cpu and alloc per message per process (c/s = client/server process, all threads)");
         }
         Thread cleanup = new Thread(pc::stopServers, "compare-cleanup");
@@ -32,7 +37,7 @@ final class ProcessMode {
         List<String> smokeFailures = new ArrayList<>();
         try {
             for (Transport t : transports) {
-                List<CompareCase> cases = ProcessCompare.cases(t).stream()
+                List<CompareCase> cases = ProcessCompare.cases(t, o.connections).stream()
                         .filter(c -> o.only.isEmpty() || o.only.stream().anyMatch(s -> c.name().contains(s))).toList();
                 if (cases.isEmpty()) {
                     continue;

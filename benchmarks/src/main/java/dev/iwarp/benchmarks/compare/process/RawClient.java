@@ -23,12 +23,17 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The raw Netty client process of {@code compare --processes}, against {@link RawPeer}: one event loop, TCP_NODELAY,
- * the transport asked for; traffic driven from the event loop as bench drives ours.
+ * The raw Netty client process of {@code compare --processes}, against {@link RawPeer}: {@code --connections}
+ * connections (default 1) on as many event loops as {@code bench} takes for them (one, two from two connections on),
+ * TCP_NODELAY, the transport asked for; each connection runs the case, driven from its event loop as bench drives
+ * ours, and the figures are their sums (latency: every connection's messages).
  * <ul>
  *   <li>{@code write}: bulk writes of one pooled direct buffer (retained duplicates) while writable, high water
  *       mark depth x size and at least 1 MiB; a message counts when its last octet reached the peer's sink (the
@@ -40,28 +45,22 @@ import java.util.concurrent.TimeUnit;
  * Warm-up for {@code --warmup} seconds (or {@code stable}: until the rate holds, at most {@code --warmup-max}
  * seconds, {@link StableRate}), then {@code --seconds} measured, bracketed by two cost questions to the peer; prints
  * one JSON line with bench's field names. Usage: {@code RawClient --port N --transport T --case C --size N --depth N
- * --warmup S|stable [--warmup-max S] --seconds S}.
+ * --warmup S|stable [--warmup-max S] --seconds S [--connections N]}.
  */
 public final class RawClient {
+    /** bench's event loops for its connections: one per connection, at most two (iwarp-server's BenchCommand). */
+    static final int MAX_LOOPS = 2;
+
     private final String op;
     private final int size;
     private final int depth;
-    private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-    private final long[] sentAt;
-    private volatile long messages; // single writer: the event loop
-    private volatile long receivedOctets;
+    private final List<Conn> connections = new ArrayList<>();
     private volatile boolean stopped;
-    private long sent;
-    private long sentIndex;
-    private long echoedIndex;
-    private Channel channel;
-    private ByteBuf message;
 
     private RawClient(String op, int size, int depth) {
         this.op = op;
         this.size = size;
         this.depth = op.equals("pingpong") ? 1 : depth;
-        this.sentAt = new long[this.depth];
     }
 
     public static void main(String[] args) throws Exception {
@@ -74,6 +73,7 @@ public final class RawClient {
         double warmup = 1;
         double warmupMax = 10;
         double seconds = 2;
+        int connections = 1;
         for (int i = 0; i < args.length; i++) {
             String v = args[++i];
             switch (args[i - 1]) {
@@ -86,6 +86,7 @@ public final class RawClient {
                 case "--warmup" -> warmup = v.equals("stable") ? WARMUP_STABLE : Double.parseDouble(v);
                 case "--warmup-max" -> warmupMax = Double.parseDouble(v);
                 case "--seconds" -> seconds = Double.parseDouble(v);
+                case "--connections" -> connections = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i - 1]);
             }
         }
@@ -93,47 +94,45 @@ public final class RawClient {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
                 .setThreadAllocatedMemoryEnabled(true);
-        System.out.println(new RawClient(op, size, depth).run(new InetSocketAddress(host, port), transport, warmup,
-                warmupMax, seconds));
+        System.out.println(new RawClient(op, size, depth).run(new InetSocketAddress(host, port), transport, connections,
+                warmup, warmupMax, seconds));
     }
 
     private boolean framed() {
         return op.equals("pingpong") || op.equals("pipeline");
     }
 
-    private String run(InetSocketAddress peer, Transport transport, double warmup, double warmupMax, double seconds)
-            throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+    private String run(InetSocketAddress peer, Transport transport, int count, double warmup, double warmupMax,
+                       double seconds) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(Math.min(count, MAX_LOOPS),
+                transport.ioHandlerFactory());
         try {
-            int prefix = framed() ? 4 : 0;
-            message = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + size);
-            if (framed()) {
-                message.writeInt(size);
-            }
-            message.writeZero(size);
             int high = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(1 << 20, (long) depth * size));
-            channel = new Bootstrap().group(group).channel(transport.socketChannel())
+            Bootstrap b = new Bootstrap().group(group).channel(transport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            if (framed()) {
-                                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
-                            }
-                            ch.pipeline().addLast(new Handler());
-                        }
-                    }).connect(peer).sync().channel();
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high));
             char mode = op.equals("write") ? 'S' : op.equals("read") ? 'W' : 'E';
-            ByteBuf header = channel.alloc().buffer(RawPeer.HEADER).writeByte(mode).writeInt(size).writeInt(depth);
-            channel.writeAndFlush(header).sync();
-            channel.eventLoop().execute(this::start);
+            for (int i = 0; i < count; i++) {
+                Conn c = new Conn();
+                connections.add(c);
+                c.open(b, peer, mode);
+            }
+            for (Conn c : connections) {
+                c.channel.eventLoop().execute(c::start);
+            }
             if (warmup == WARMUP_STABLE) {
                 warmUntilStable(peer, warmupMax);
             } else {
                 Thread.sleep((long) (warmup * 1000));
             }
-            channel.eventLoop().submit(latency::reset).get(10, TimeUnit.SECONDS);
+            // all at once, then waited for: a loop busy with many connections is slow to come round to each task
+            List<Future<?>> resets = new ArrayList<>();
+            for (Conn c : connections) {
+                resets.add(c.channel.eventLoop().submit(c.latency::reset));
+            }
+            for (Future<?> f : resets) {
+                f.get(60, TimeUnit.SECONDS);
+            }
             long[] peer0 = askPeer(peer);
             ProcessCost own0 = ProcessCost.now();
             long m0 = counted(peer0);
@@ -143,16 +142,23 @@ public final class RawClient {
             ProcessCost own1 = ProcessCost.now();
             long[] peer1 = askPeer(peer);
             long m1 = counted(peer1);
-            Histogram h = channel.eventLoop().submit(latency::copy).get(10, TimeUnit.SECONDS);
+            List<Future<Histogram>> copies = new ArrayList<>();
+            for (Conn c : connections) {
+                copies.add(c.channel.eventLoop().submit(c.latency::copy));
+            }
+            Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            for (Future<Histogram> f : copies) {
+                h.add(f.get(60, TimeUnit.SECONDS));
+            }
             stopped = true;
             double n = m1 - m0;
             double secs = (t1 - t0) / 1e9;
-            return String.format(Locale.ROOT, "{\"op\": \"%s\", \"bytes\": %d, \"depth\": %d, \"iterations\": %d, "
-                            + "\"seconds\": %.6f, \"gbit_per_sec\": %s, \"msg_rate_mpps\": %s, \"t_typical_usec\": %s, "
-                            + "\"t_p99_usec\": %s, \"client_process_cpu_usec_per_msg\": %s, "
+            return String.format(Locale.ROOT, "{\"op\": \"%s\", \"bytes\": %d, \"depth\": %d, \"connections\": %d, "
+                            + "\"iterations\": %d, \"seconds\": %.6f, \"gbit_per_sec\": %s, \"msg_rate_mpps\": %s, "
+                            + "\"t_typical_usec\": %s, \"t_p99_usec\": %s, \"client_process_cpu_usec_per_msg\": %s, "
                             + "\"client_process_alloc_bytes_per_msg\": %s, \"server_cpu_usec_per_msg\": %s, "
                             + "\"server_alloc_bytes_per_msg\": %s, \"warmup_stable\": %s, \"warmup_windows\": %d}",
-                    op, size, depth, (long) n, secs,
+                    op, size, depth, count, (long) n, secs,
                     num(n * size * 8 / secs / 1e9), num(n / secs / 1e6),
                     num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3),
                     num(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3),
@@ -162,13 +168,10 @@ public final class RawClient {
                     warmup == WARMUP_STABLE ? String.valueOf(warmupStable) : "null", warmupWindows);
         } finally {
             stopped = true;
-            if (channel != null) {
-                channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            for (Conn c : connections) {
+                c.close();
             }
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            if (message != null) {
-                message.release();
-            }
         }
     }
 
@@ -197,8 +200,16 @@ public final class RawClient {
     private boolean warmupStable;
     private int warmupWindows;
 
+    /** Messages so far, all connections: Writes by the peer's sunk octets, Reads by ours, echoes counted. */
     private long counted(long[] peerCounters) {
-        return op.equals("write") ? peerCounters[2] / size : op.equals("read") ? receivedOctets / size : messages;
+        if (op.equals("write")) {
+            return peerCounters[2] / size;
+        }
+        long n = 0;
+        for (Conn c : connections) {
+            n += op.equals("read") ? c.receivedOctets / size : c.messages;
+        }
+        return n;
     }
 
     private static double per(long counter, double n) {
@@ -223,43 +234,89 @@ public final class RawClient {
         }
     }
 
-    /** On the event loop. */
-    private void start() {
-        if (op.equals("read")) {
-            return; // the peer writes
-        }
-        pump();
-    }
+    /** One connection and its traffic; everything but the volatile counters on its event loop. */
+    private final class Conn {
+        final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final long[] sentAt = new long[depth];
+        volatile long messages; // single writer: the event loop
+        volatile long receivedOctets;
+        long sentIndex;
+        long echoedIndex;
+        Channel channel;
+        ByteBuf message; // each connection its own, as each of bench's has its own source buffer
 
-    private void pump() {
-        if (framed()) {
-            while (!stopped && sentIndex - echoedIndex < depth) {
-                sentAt[(int) (sentIndex++ % depth)] = System.nanoTime();
-                channel.write(message.retainedDuplicate(), channel.voidPromise());
+        void open(Bootstrap b, InetSocketAddress peer, char mode) throws InterruptedException {
+            int prefix = framed() ? 4 : 0;
+            message = PooledByteBufAllocator.DEFAULT.directBuffer(prefix + size);
+            if (framed()) {
+                message.writeInt(size);
             }
-        } else {
-            while (!stopped && channel.isWritable()) {
-                sent++;
-                channel.write(message.retainedDuplicate(), channel.voidPromise());
+            message.writeZero(size);
+            channel = b.clone().handler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    if (framed()) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
+                    }
+                    ch.pipeline().addLast(new Handler(Conn.this));
+                }
+            }).connect(peer).sync().channel();
+            ByteBuf header = channel.alloc().buffer(RawPeer.HEADER).writeByte(mode).writeInt(size).writeInt(depth);
+            channel.writeAndFlush(header).sync();
+        }
+
+        /** On the event loop. */
+        void start() {
+            if (op.equals("read")) {
+                return; // the peer writes
+            }
+            pump();
+        }
+
+        void pump() {
+            if (framed()) {
+                while (!stopped && sentIndex - echoedIndex < depth) {
+                    sentAt[(int) (sentIndex++ % depth)] = System.nanoTime();
+                    channel.write(message.retainedDuplicate(), channel.voidPromise());
+                }
+            } else {
+                while (!stopped && channel.isWritable()) {
+                    channel.write(message.retainedDuplicate(), channel.voidPromise());
+                }
+            }
+            channel.flush();
+        }
+
+        void close() {
+            if (channel != null) {
+                channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+            if (message != null) {
+                message.release();
             }
         }
-        channel.flush();
     }
 
     private final class Handler extends ChannelInboundHandlerAdapter {
+        private final Conn c;
+
+        Handler(Conn c) {
+            this.c = c;
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
             if (framed()) {
                 long now = System.nanoTime();
-                latency.recordValue(Math.min(now - sentAt[(int) (echoedIndex++ % depth)],
-                        latency.getHighestTrackableValue()));
-                messages++;
+                c.latency.recordValue(Math.min(now - c.sentAt[(int) (c.echoedIndex++ % depth)],
+                        c.latency.getHighestTrackableValue()));
+                c.messages++;
                 if (op.equals("pingpong")) {
-                    pump(); // one in flight: the next leaves at once, as the raw one-JVM ping-pong does
+                    c.pump(); // one in flight: the next leaves at once, as the raw one-JVM ping-pong does
                 }
             } else {
-                receivedOctets += b.readableBytes();
+                c.receivedOctets += b.readableBytes();
             }
             b.release();
         }
@@ -267,14 +324,14 @@ public final class RawClient {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             if (op.equals("pipeline")) {
-                pump(); // one flush per read batch
+                c.pump(); // one flush per read batch
             }
         }
 
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             if (op.equals("write") && ctx.channel().isWritable()) {
-                pump();
+                c.pump();
             }
         }
     }

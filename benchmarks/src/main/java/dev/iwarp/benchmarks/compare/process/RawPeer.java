@@ -18,10 +18,12 @@ import io.netty.util.ResourceLeakDetector;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The raw Netty server process of {@code compare --processes}: as small as it can be, one event loop (as
- * {@code serve} runs its connection on one), TCP_NODELAY, the transport asked for. A connection's first 9 octets
+ * The raw Netty server process of {@code compare --processes}: as small as it can be, as many event loops as
+ * {@code serve} has (Netty's default, twice the cores; each connection on one of them, as serve puts each of its
+ * connections on one), TCP_NODELAY, the transport asked for. A connection's first 9 octets
  * say what it is ({@link RawClient} sends them): mode, message size, depth (big-endian ints).
  * <ul>
  *   <li>{@code S} sink: reads and releases; counts the octets (what the raw Write case measures);</li>
@@ -34,7 +36,7 @@ import java.util.Locale;
  */
 public final class RawPeer {
     static final int HEADER = 9;
-    private static volatile long sunk; // octets read by sinks, for the cost line; written by the one event loop
+    private static final LongAdder SUNK = new LongAdder(); // octets read by sinks (every loop), for the cost line
 
     private RawPeer() {
     }
@@ -53,7 +55,7 @@ public final class RawPeer {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
                 .setThreadAllocatedMemoryEnabled(true);
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory()); // 0: as serve
         Channel listener = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -98,7 +100,7 @@ public final class RawPeer {
                 case 'C' -> {
                     ProcessCost c = ProcessCost.now();
                     ctx.writeAndFlush(ctx.alloc().buffer().writeBytes(String.format(Locale.ROOT, "%d %d %d%n",
-                            c.cpuNanos(), c.allocatedBytes(), sunk).getBytes(StandardCharsets.US_ASCII)))
+                            c.cpuNanos(), c.allocatedBytes(), SUNK.sum()).getBytes(StandardCharsets.US_ASCII)))
                             .addListener(f -> ctx.close());
                     in.release();
                     return;
@@ -128,7 +130,7 @@ public final class RawPeer {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
-            sunk += b.readableBytes();
+            SUNK.add(b.readableBytes());
             b.release();
         }
     }
