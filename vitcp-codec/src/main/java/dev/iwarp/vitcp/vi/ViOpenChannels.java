@@ -14,11 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The channels a {@link ViProvider} made (listening sockets, accepted and initiated connections) that are still open,
- * so that its {@code close} closes them while their event loops still run normally. Left to a loop's shutdown, a
- * connection's queued segments were not released (a Send's payload is a slice of a registered region: a region
- * deregistered afterwards kept its memory), and a closed channel's {@code channelInactive} and handler removal,
- * which release what the VI's handlers hold (a payload's destination, the decoder's buffers), are tasks a loop's
- * last round may not run. Thread-safe.
+ * so that its {@code close} closes them while their event loops still run normally, and their handlers release what
+ * they hold (queued segments, a payload's destination, the decoder's buffers) before the loops stop. Left to a loop's
+ * shutdown, a connection's queued Send segments were never released: their payloads are slices of a registered
+ * region, so a region deregistered afterwards kept its memory. Thread-safe.
  */
 final class ViOpenChannels {
     private final Set<Channel> open = ConcurrentHashMap.newKeySet();
