@@ -45,11 +45,19 @@ public final class ViProvider implements AutoCloseable {
     static final int MAX_ATTEMPTS = 8;
     /** Peer-to-peer: the partner may start listening later, so more attempts (the timeout usually ends them first). */
     static final int MAX_PEER_ATTEMPTS = 16;
+    /**
+     * {@link #close()} waits this long at most per step for the channels' loops to close them: a liveness bound for a
+     * loop starved of CPU, not an expected time (a close takes a few milliseconds).
+     */
+    static final long CLOSE_MILLIS = 10_000;
 
     private final EventLoopGroup group;
     private final boolean ownGroup;
     private final Class<? extends SocketChannel> channelType;
     private final Class<? extends ServerSocketChannel> serverChannelType;
+    /** Every channel made here and still open: closed by {@link #close()}. */
+    private final ViOpenChannels open = new ViOpenChannels();
+    private volatile boolean closed;
     /** The last failed peer-to-peer attempt of each pending connect, reported as the cause of a final timeout. */
     private final java.util.concurrent.ConcurrentHashMap<CompletableFuture<VitcpConnection>, Throwable>
             lastAttemptFailure = new java.util.concurrent.ConcurrentHashMap<>();
@@ -103,12 +111,14 @@ public final class ViProvider implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        open.add(ch);
                         onAccept.accept(ch);
                         DirectReadAllocator.installOn(ch);
                         ch.pipeline().addLast(new VitcpCodec(portConfig.crcMode()),
                                 new VitcpPassiveHandler(table, portConfig));
                     }
                 }).bind(local).syncUninterruptibly().channel();
+        open.add(server);
         return new ViListener(server, table);
     }
 
@@ -214,6 +224,10 @@ public final class ViProvider implements AutoCloseable {
 
     private void attempt(Pending p) {
         CompletableFuture<VitcpConnection> result = p.result;
+        if (closed) {
+            failClosed(p, lastAttemptFailure.remove(result));
+            return;
+        }
         long remaining = p.deadline - System.nanoTime();
         if (remaining <= 0) {
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
@@ -233,6 +247,7 @@ public final class ViProvider implements AutoCloseable {
         b.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                open.add(ch);
                 p.channelHook.accept(ch);
                 DirectReadAllocator.installOn(ch);
                 ch.pipeline().addLast(new VitcpCodec(config.crcMode()), active);
@@ -261,6 +276,11 @@ public final class ViProvider implements AutoCloseable {
         InetSocketAddress remote = p.remote;
         Throwable e = failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
                 ? ce.getCause() : failure;
+        if (closed) {
+            lastAttemptFailure.remove(result);
+            failClosed(p, e); // a retry would not run: the provider's loops may be shut down
+            return;
+        }
         VitcpConnectException.Reason reason = e instanceof VitcpConnectException v ? v.reason() : null;
         if (reason == VitcpConnectException.Reason.TIMEOUT && lastAttemptFailure.get(result) != null) {
             // the timeout expired during a retry: report what the retries kept getting
@@ -295,6 +315,11 @@ public final class ViProvider implements AutoCloseable {
         }
     }
 
+    private static void failClosed(Pending p, Throwable cause) {
+        p.result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
+                "the VI provider was closed while connecting to " + p.remote, cause));
+    }
+
     private static void closeQuietly(AutoCloseable c) {
         if (c != null) {
             try {
@@ -305,8 +330,16 @@ public final class ViProvider implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes every listening socket and connection this provider made (their VIs end, outstanding descriptors
+     * complete FLUSHED) and waits until their handlers released what they held (payload destinations in registered
+     * memory, queued segments), so that regions deregistered afterwards give their memory back; a connect still
+     * under way fails. Then shuts down the event loops if the provider made them (a caller's group stays up).
+     */
     @Override
     public void close() {
+        closed = true;
+        open.closeAll(CLOSE_MILLIS);
         if (ownGroup) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }

@@ -226,19 +226,7 @@ final class ViTransmitter {
         }
         int n = (int) Math.min(mtu, rr.length - rr.offset);
         boolean eom = rr.offset + n == rr.length;
-        ByteBuf payload = null;
-        if (rr.region.isValid()) {
-            try {
-                int index = (int) (rr.address - rr.region.address() + rr.offset);
-                // with the trailer CRC on, the source may be written meanwhile (by a peer's RDMA Write):
-                // the CRC must cover exactly the octets sent (§3.5), so the segment carries a copy
-                payload = n == 0 ? Unpooled.EMPTY_BUFFER : conn.crcEnabled()
-                        ? ctx().alloc().directBuffer(n, n).writeBytes(rr.region.buffer(), index, n)
-                        : rr.region.buffer().retainedSlice(index, n);
-            } catch (io.netty.util.IllegalReferenceCountException e) {
-                payload = null; // deregistered concurrently
-            }
-        }
+        ByteBuf payload = rr.region.isValid() ? responsePayload(rr, n) : null;
         boolean transmitError = payload == null;
         if (transmitError) {
             payload = ctx().alloc().buffer(n).writeZero(n); // §2.2.2.2.5
@@ -253,6 +241,34 @@ final class ViTransmitter {
         return true;
     }
 
+
+    /**
+     * The next {@code n} octets of a Read Response from its source region, or null when the region's memory is gone
+     * (deregistered concurrently, by another thread).
+     */
+    private ByteBuf responsePayload(ReadResponse rr, int n) {
+        if (n == 0) {
+            return Unpooled.EMPTY_BUFFER;
+        }
+        int index = (int) (rr.address - rr.region.address() + rr.offset);
+        ByteBuf source = rr.region.buffer();
+        if (!conn.crcEnabled()) {
+            try {
+                return source.retainedSlice(index, n);
+            } catch (io.netty.util.IllegalReferenceCountException e) {
+                return null;
+            }
+        }
+        // with the trailer CRC on, the source may be written meanwhile (by a peer's RDMA Write): the CRC must cover
+        // exactly the octets sent (§3.5), so the segment carries a copy
+        ByteBuf copy = ctx().alloc().directBuffer(n, n);
+        try {
+            return copy.writeBytes(source, index, n);
+        } catch (io.netty.util.IllegalReferenceCountException e) {
+            copy.release();
+            return null;
+        }
+    }
 
     /** Reliable Reception: complete transmit descriptors up to the ACK; handle a Remote Error Code (§3.2). */
     void messageAck(int ack, int viErrorType) {
