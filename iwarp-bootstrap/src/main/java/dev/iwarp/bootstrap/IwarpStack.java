@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.framing.OpenChannels;
 import dev.iwarp.mpa.MpaSettings;
 import dev.iwarp.rdmap.engine.RdmaEngine;
 import dev.iwarp.verbs.MemoryBudget;

@@ -1,5 +1,6 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.framing.OpenChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -1,6 +1,7 @@
 package dev.iwarp.vitcp.vi;
 
 import dev.iwarp.framing.DirectReadAllocator;
+import dev.iwarp.framing.OpenChannels;
 import dev.iwarp.vitcp.VitcpCodec;
 import dev.iwarp.vitcp.VitcpConfig;
 import dev.iwarp.vitcp.VitcpConnectException;
@@ -56,7 +57,7 @@ public final class ViProvider implements AutoCloseable {
     private final Class<? extends SocketChannel> channelType;
     private final Class<? extends ServerSocketChannel> serverChannelType;
     /** Every channel made here and still open: closed by {@link #close()}. */
-    private final ViOpenChannels open = new ViOpenChannels();
+    private final OpenChannels open = new OpenChannels();
     private volatile boolean closed;
     /** The last failed peer-to-peer attempt of each pending connect, reported as the cause of a final timeout. */
     private final java.util.concurrent.ConcurrentHashMap<CompletableFuture<VitcpConnection>, Throwable>
