@@ -146,6 +146,10 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             if (c instanceof TlsFatalAlertReceived) {
                 return "the peer sent TLS alert " + AlertDescription.getText(((TlsFatalAlertReceived) c).getAlertDescription());
             }
+            String received = receivedAlert(c);
+            if (received != null) {
+                return "the peer sent TLS alert " + received;
+            }
             if (c instanceof TlsFatalAlert && sent == null) {
                 sent = (TlsFatalAlert) c;
             }
@@ -161,6 +165,22 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             return "we sent TLS alert " + sent.getMessage();
         }
         return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    /** The JDK's "Received fatal alert: NAME" and OpenSSL's "..._ALERT_NAME" (BoringSSL's reason for a received alert). */
+    private static final java.util.regex.Pattern RECEIVED_ALERT =
+            java.util.regex.Pattern.compile("Received fatal alert: (\\w+)|(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
+
+    /** The alert named by a JSSE or OpenSSL exception's message as received from the peer, or null. */
+    private static String receivedAlert(Throwable c) {
+        if (!(c instanceof SSLException) || c.getMessage() == null) {
+            return null;
+        }
+        java.util.regex.Matcher m = RECEIVED_ALERT.matcher(c.getMessage());
+        if (!m.find()) {
+            return null;
+        }
+        return m.group(1) != null ? m.group(1) : m.group(2).toLowerCase(java.util.Locale.ROOT);
     }
 
     private static String describeSession(ChannelHandlerContext ctx) {

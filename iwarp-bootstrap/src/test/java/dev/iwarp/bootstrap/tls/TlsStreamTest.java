@@ -26,7 +26,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -136,8 +135,8 @@ class TlsStreamTest {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel c) throws Exception {
-                        c.pipeline().addLast("tls", new SslHandler(
-                                TlsContexts.clientEngine(tls.sslContext(), tls, listener.localAddress())));
+                        c.pipeline().addLast("tls",
+                                TlsContexts.clientHandler(tls.engines(), c.alloc(), tls, listener.localAddress()));
                         c.pipeline().addLast("raw", new ChannelInboundHandlerAdapter());
                         c.pipeline().addLast(MpaStartupHandler.initiator(MpaSettings.defaults()));
                         c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
