@@ -1,6 +1,7 @@
 package dev.iwarp.benchmarks.compare;
 
 import dev.iwarp.bootstrap.tls.TlsCertificates;
+import dev.iwarp.bootstrap.tls.TlsLayer;
 import dev.iwarp.bootstrap.tls.TlsProvider;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
@@ -25,13 +26,14 @@ import java.time.Duration;
  * stack runs on in the same run (compare's {@code --tls-provider}, by default {@link TlsProvider#defaultProvider()}:
  * Netty's OpenSSL binding when present), TLS 1.3 only,
  * the provider's default cipher suite and record size (16 KiB of plaintext per record), the handler's default
- * settings. The ratio of a TLS case is then the price of our framing above the same TLS, not the price of TLS
+ * settings but the one ours changes ({@link TlsLayer#WRAP_DATA_SIZE}). The ratio of a TLS case is then the price of our framing above the same TLS, not the price of TLS
  * itself. The client trusts exactly the server's self-signed certificate (PKIX with it as the only anchor).
  */
 final class RawTls {
     /** Compare's {@code --tls-provider} (set before this class is first used), else the default; ours runs on it too. */
     static final TlsProvider PROVIDER = Compare.tlsProviderChosen != null ? Compare.tlsProviderChosen
             : TlsProvider.defaultProvider();
+    private static final java.util.logging.Logger BC_JSSE_LOG = java.util.logging.Logger.getLogger("org.bouncycastle.jsse");
     private static final SSLContext SERVER;
     private static final SSLContext CLIENT;
     private static final SslContext OPENSSL_SERVER;
@@ -49,6 +51,9 @@ final class RawTls {
                 SERVER = null;
                 CLIENT = null;
             } else {
+                if (PROVIDER == TlsProvider.BCJSSE && BC_JSSE_LOG.getLevel() == null) {
+                    BC_JSSE_LOG.setLevel(java.util.logging.Level.SEVERE); // as our stack does: no INFO lines
+                }
                 Provider jsse = PROVIDER == TlsProvider.BCJSSE ? new BouncyCastleJsseProvider() : null;
                 KeyStore ks = KeyStore.getInstance("PKCS12");
                 ks.load(null, null);
@@ -76,11 +81,19 @@ final class RawTls {
     }
 
     static SslHandler server(ByteBufAllocator alloc) {
-        return OPENSSL_SERVER != null ? OPENSSL_SERVER.newHandler(alloc) : new SslHandler(engine(SERVER, false));
+        return withOurWrapSize(OPENSSL_SERVER != null ? OPENSSL_SERVER.newHandler(alloc)
+                : new SslHandler(engine(SERVER, false)));
     }
 
     static SslHandler client(ByteBufAllocator alloc) {
-        return OPENSSL_CLIENT != null ? OPENSSL_CLIENT.newHandler(alloc) : new SslHandler(engine(CLIENT, true));
+        return withOurWrapSize(OPENSSL_CLIENT != null ? OPENSSL_CLIENT.newHandler(alloc)
+                : new SslHandler(engine(CLIENT, true)));
+    }
+
+    /** The one setting ours changes from the handler's defaults: four records' worth of plaintext per wrap round. */
+    private static SslHandler withOurWrapSize(SslHandler h) {
+        h.setWrapDataSize(TlsLayer.WRAP_DATA_SIZE);
+        return h;
     }
 
     private static SSLEngine engine(SSLContext ctx, boolean client) {

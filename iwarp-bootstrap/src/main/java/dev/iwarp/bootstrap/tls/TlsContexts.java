@@ -218,6 +218,7 @@ final class TlsContexts {
             port = a.getPort();
         }
         SslHandler h = engines.client(alloc, host, port);
+        h.setWrapDataSize(TlsLayer.WRAP_DATA_SIZE);
         SSLEngine e = h.engine();
         e.setUseClientMode(true);
         SSLParameters p = e.getSSLParameters();
@@ -235,6 +236,7 @@ final class TlsContexts {
 
     static SslHandler serverHandler(Engines engines, ByteBufAllocator alloc, TlsSettings s) {
         SslHandler h = engines.server(alloc);
+        h.setWrapDataSize(TlsLayer.WRAP_DATA_SIZE);
         SSLEngine e = h.engine();
         e.setUseClientMode(false);
         SSLParameters p = e.getSSLParameters();

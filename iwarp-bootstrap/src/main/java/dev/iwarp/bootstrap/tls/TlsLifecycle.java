@@ -164,6 +164,10 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         if (sent != null) {
             return "we sent TLS alert " + sent.getMessage();
         }
+        String ours = sentAlert(t);
+        if (ours != null) {
+            return "we sent TLS alert " + ours;
+        }
         return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
     }
 
@@ -172,7 +176,7 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             java.util.regex.Pattern.compile("Received fatal alert: (\\w+)|(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
 
     /** The alert named by a JSSE or OpenSSL exception's message as received from the peer, or null. */
-    private static String receivedAlert(Throwable c) {
+    static String receivedAlert(Throwable c) {
         if (!(c instanceof SSLException) || c.getMessage() == null) {
             return null;
         }
@@ -181,6 +185,26 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             return null;
         }
         return m.group(1) != null ? m.group(1) : m.group(2).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The alert OpenSSL sent for the reasons it names in its own words: a server that requires a certificate and got
+     * none answers certificate_required (RFC 8446 §4.4.2.4); a record that fails to open, bad_record_mac (§5.2).
+     */
+    static String sentAlert(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (!(c instanceof SSLException) || m == null) {
+                continue;
+            }
+            if (m.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE")) {
+                return "certificate_required";
+            }
+            if (m.contains("DECRYPTION_FAILED_OR_BAD_RECORD_MAC") || m.contains("BAD_DECRYPT")) {
+                return "bad_record_mac";
+            }
+        }
+        return null;
     }
 
     private static String describeSession(ChannelHandlerContext ctx) {

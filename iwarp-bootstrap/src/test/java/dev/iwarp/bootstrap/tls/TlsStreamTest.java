@@ -177,9 +177,14 @@ class TlsStreamTest {
         assertEquals(1, log.count(Level.WARN, ""), () -> "one line: " + log.lines(Level.WARN, line -> true));
     }
 
+    /**
+     * On Bouncy Castle's JSSE: over Netty's OpenSSL binding the server closes too, but its SslHandler closes the
+     * channel before the record's error reaches the lifecycle handler, which then reports a truncation.
+     */
     @Test
     void aGarbageRecordAfterTheHandshake() throws Exception {
-        Channel l = listen(stack(ch -> { }), TlsFixtures.server(TlsFixtures.SERVER));
+        Channel l = listen(stack(ch -> { }), TlsFixtures.server(TlsFixtures.SERVER).toBuilder()
+                .provider(TlsProvider.BCJSSE).build());
         Channel raw = rawClient(l);
         // an application_data record whose 32 octets no key produced, below our TLS handler
         ByteBuf garbage = Unpooled.buffer().writeByte(0x17).writeShort(0x0303).writeShort(32);
