@@ -35,7 +35,7 @@ public final class TlsLayer {
      * Plaintext octets the TLS handler takes from its queue of writes per round ({@code SslHandler.setWrapDataSize}):
      * four records' worth (RFC 8446 §5.1: at most 2^14 octets each). Netty's default, one record's worth, seals a
      * large write one record per round, each with its own output buffer, promise and outbound entry; four per round
-     * halve what the sending side allocates per 64 KiB message (measured: 1,144 to 848 octets over OpenSSL). The
+     * cut what the sending side allocates per 64 KiB message from 1,144 to 848 octets over OpenSSL. The
      * records are the same: full ones, and an FPDU of MULPDU octets still fills one exactly.
      */
     public static final int WRAP_DATA_SIZE = 4 * TlsSettings.MAX_RECORD_PAYLOAD;

@@ -15,13 +15,14 @@ public enum TlsProvider {
      */
     OPENSSL,
     /**
-     * The JDK's own JSSE (SunJSSE): seals each record in place in the output buffer; a few small
-     * objects per record (the nonce, the cipher's per-record initialisation).
+     * The JDK's own JSSE (SunJSSE): seals each record in place in the output buffer, but sets its
+     * AES-GCM cipher up anew per record (about 7.5 KB allocated per 64 KiB message on each side).
      */
     JDK,
     /**
      * Bouncy Castle's JSSE over the JDK's JCA: its engine copies every record through fresh byte
-     * arrays (the plaintext in, the sealed record out), about twice the payload allocated per octet.
+     * arrays (the plaintext in, the sealed record out): about twice the payload allocated by the
+     * sender, once by the receiver.
      */
     BCJSSE;
 
