@@ -65,6 +65,12 @@ public final class Compare implements Callable<Integer> {
     @Option(names = "--serve-jar", paramLabel = "FILE", description = "The packaged server for --processes "
             + "(default: ${DEFAULT-VALUE}).")
     Path serveJar = Path.of("iwarp-server/target/iwarp-server.jar");
+    @Option(names = "--tls-provider", paramLabel = "OPENSSL|JDK|BCJSSE", description = "The TLS implementation "
+            + "of the TLS cases, ours and raw alike (default: the stack's default, OPENSSL where Netty's OpenSSL "
+            + "binding loads, else JDK).")
+    dev.iwarp.bootstrap.tls.TlsProvider tlsProvider;
+    /** {@link #tlsProvider}, for {@link RawTls} (and so {@link OursRun}) to read when first used. */
+    static volatile dev.iwarp.bootstrap.tls.TlsProvider tlsProviderChosen;
     @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
             + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
     Path htmlOut;
@@ -107,6 +113,13 @@ public final class Compare implements Callable<Integer> {
             }
             ts.add(tr);
         }
+        if (tlsProvider != null) {
+            if (!tlsProvider.isAvailable()) {
+                System.err.println("compare: TLS provider " + tlsProvider + " is not available here");
+                return 1;
+            }
+            tlsProviderChosen = tlsProvider;
+        }
         PrintStream out = System.out;
         if (connections.stream().anyMatch(n -> n < 1 || n > ProcessCompare.MAX_CONNECTIONS)) {
             System.err.println("compare: --connections must be 1.." + ProcessCompare.MAX_CONNECTIONS);
@@ -124,6 +137,7 @@ public final class Compare implements Callable<Integer> {
         if (!json) {
             out.printf("compare: %d round(s) of %.1f s warm-up + %.1f s per side, load average %s%n",
                     rounds, warmup, seconds, loadBefore);
+            out.printf("compare: the TLS cases run on TLS provider %s on both sides%n", RawTls.PROVIDER);
         }
         for (CompareCase c : CompareCase.all(ts)) {
             if (!only.isEmpty() && only.stream().noneMatch(s -> c.name().contains(s))) {

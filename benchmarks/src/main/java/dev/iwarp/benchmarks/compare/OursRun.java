@@ -226,7 +226,10 @@ final class OursRun extends CompareRun {
         }
     }
 
-    /** One self-signed certificate per JVM for the TLS cases; the client pins it (no CA, no host name). */
+    /**
+     * One self-signed certificate per JVM for the TLS cases; the client pins it (no CA, no host name). The provider
+     * is the raw baseline's.
+     */
     private static final class Tls {
         static final TlsSettings SERVER;
         static final TlsSettings CLIENT;
@@ -234,8 +237,9 @@ final class OursRun extends CompareRun {
         static {
             try {
                 TlsCertificates.CertifiedKey self = TlsCertificates.selfSigned("compare", java.time.Duration.ofDays(1));
-                SERVER = TlsSettings.builder().identity(self).build();
-                CLIENT = TlsSettings.builder().pin(TlsCertificates.fingerprint(self.certificate())).build();
+                SERVER = TlsSettings.builder().identity(self).provider(RawTls.PROVIDER).build();
+                CLIENT = TlsSettings.builder().pin(TlsCertificates.fingerprint(self.certificate()))
+                        .provider(RawTls.PROVIDER).build();
             } catch (java.security.GeneralSecurityException e) {
                 throw new ExceptionInInitializerError(e);
             }

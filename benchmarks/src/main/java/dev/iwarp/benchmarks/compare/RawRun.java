@@ -85,7 +85,7 @@ final class RawRun extends CompareRun {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (c.tls()) {
-                            ch.pipeline().addLast(RawTls.server());
+                            ch.pipeline().addLast(RawTls.server(ch.alloc()));
                         }
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
@@ -101,7 +101,7 @@ final class RawRun extends CompareRun {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (c.tls()) {
-                            ch.pipeline().addLast(RawTls.client());
+                            ch.pipeline().addLast(RawTls.client(ch.alloc()));
                         }
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));

@@ -50,6 +50,24 @@ public final class TlsException extends SSLException {
         return alert < 0 ? null : AlertDescription.getName((short) alert);
     }
 
+    private static short alertCode(String name) {
+        for (short code = 0; code < 256; code++) {
+            if (name.equals(AlertDescription.getName(code))) {
+                return code;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean hasCertificateRejection(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof java.security.cert.CertificateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static int alertOf(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof TlsFatalAlert) {
@@ -58,6 +76,20 @@ public final class TlsException extends SSLException {
             if (c instanceof TlsFatalAlertReceived) {
                 return ((TlsFatalAlertReceived) c).getAlertDescription();
             }
+        }
+        // the JDK's and OpenSSL's engines name alerts in their messages only
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String name = TlsLifecycle.receivedAlert(c);
+            if (name == null && c instanceof javax.net.ssl.SSLException) {
+                name = TlsLifecycle.sentAlert(c);
+            }
+            short code = name == null ? -1 : alertCode(name);
+            if (code >= 0) {
+                return code;
+            }
+        }
+        if (hasCertificateRejection(t)) {
+            return AlertDescription.certificate_unknown; // what our trust manager's rejection is sent as (RFC 8446 §6.2)
         }
         return -1;
     }

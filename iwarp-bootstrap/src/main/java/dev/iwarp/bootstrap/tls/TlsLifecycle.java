@@ -146,6 +146,10 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             if (c instanceof TlsFatalAlertReceived) {
                 return "the peer sent TLS alert " + AlertDescription.getText(((TlsFatalAlertReceived) c).getAlertDescription());
             }
+            String received = receivedAlert(c);
+            if (received != null) {
+                return "the peer sent TLS alert " + received;
+            }
             if (c instanceof TlsFatalAlert && sent == null) {
                 sent = (TlsFatalAlert) c;
             }
@@ -160,7 +164,47 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         if (sent != null) {
             return "we sent TLS alert " + sent.getMessage();
         }
+        String ours = sentAlert(t);
+        if (ours != null) {
+            return "we sent TLS alert " + ours;
+        }
         return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    /** The JDK's "Received fatal alert: NAME" and OpenSSL's "..._ALERT_NAME" (BoringSSL's reason for a received alert). */
+    private static final java.util.regex.Pattern RECEIVED_ALERT =
+            java.util.regex.Pattern.compile("Received fatal alert: (\\w+)|(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
+
+    /** The alert named by a JSSE or OpenSSL exception's message as received from the peer, or null. */
+    static String receivedAlert(Throwable c) {
+        if (!(c instanceof SSLException) || c.getMessage() == null) {
+            return null;
+        }
+        java.util.regex.Matcher m = RECEIVED_ALERT.matcher(c.getMessage());
+        if (!m.find()) {
+            return null;
+        }
+        return m.group(1) != null ? m.group(1) : m.group(2).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The alert OpenSSL sent for the reasons it names in its own words: a server that requires a certificate and got
+     * none answers certificate_required (RFC 8446 §4.4.2.4); a record that fails to open, bad_record_mac (§5.2).
+     */
+    static String sentAlert(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (!(c instanceof SSLException) || m == null) {
+                continue;
+            }
+            if (m.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE")) {
+                return "certificate_required";
+            }
+            if (m.contains("DECRYPTION_FAILED_OR_BAD_RECORD_MAC") || m.contains("BAD_DECRYPT")) {
+                return "bad_record_mac";
+            }
+        }
+        return null;
     }
 
     private static String describeSession(ChannelHandlerContext ctx) {

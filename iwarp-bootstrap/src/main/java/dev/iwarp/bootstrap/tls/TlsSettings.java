@@ -1,6 +1,5 @@
 package dev.iwarp.bootstrap.tls;
 
-import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -26,6 +25,7 @@ import java.util.Objects;
  *   <li>Client authentication ({@link ClientAuth}), off by default; hostname verification on the
  *       client, on by default (RFC 6125 via the provider's {@code HTTPS} endpoint identification).</li>
  *   <li>An external pre-shared key ({@link TlsPsk}) instead of certificates: TLS 1.3 {@code psk_dhe_ke}.</li>
+ *   <li>The {@link TlsProvider} under the certificate path: {@link TlsProvider#defaultProvider()} unless set.</li>
  * </ul>
  */
 public final class TlsSettings {
@@ -47,7 +47,8 @@ public final class TlsSettings {
     private final String serverName;
     private final TlsPsk psk;
     private final long handshakeTimeoutMillis;
-    private SSLContext context; // built once, on first use
+    private final TlsProvider provider;
+    private TlsContexts.Engines engines; // built once, on first use
 
     private TlsSettings(Builder b) {
         this.protocols = List.copyOf(b.protocols);
@@ -60,6 +61,7 @@ public final class TlsSettings {
         this.serverName = b.serverName;
         this.psk = b.psk;
         this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
+        this.provider = b.provider != null ? b.provider : TlsProvider.defaultProvider();
     }
 
     public static Builder builder() {
@@ -78,6 +80,7 @@ public final class TlsSettings {
         b.serverName = serverName;
         b.psk = psk;
         b.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        b.provider = provider;
         return b;
     }
 
@@ -127,12 +130,17 @@ public final class TlsSettings {
         return handshakeTimeoutMillis;
     }
 
-    /** The JSSE context of these settings (Bouncy Castle's provider), built on first use. */
-    synchronized SSLContext sslContext() throws GeneralSecurityException {
-        if (context == null) {
-            context = TlsContexts.context(this);
+    /** The TLS implementation of the certificate path (an external PSK always runs on Bouncy Castle's TLS API). */
+    public TlsProvider provider() {
+        return provider;
+    }
+
+    /** What makes the engines of these settings ({@link #provider()}), built on first use. */
+    synchronized TlsContexts.Engines engines() throws GeneralSecurityException {
+        if (engines == null) {
+            engines = TlsContexts.engines(this);
         }
-        return context;
+        return engines;
     }
 
     @Override
@@ -167,6 +175,7 @@ public final class TlsSettings {
         private String serverName;
         private TlsPsk psk;
         private long handshakeTimeoutMillis = DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
+        private TlsProvider provider;
 
         private Builder() {
         }
@@ -261,12 +270,18 @@ public final class TlsSettings {
             return this;
         }
 
+        /** The TLS implementation of the certificate path; {@link TlsProvider#defaultProvider()} unless set. */
+        public Builder provider(TlsProvider provider) {
+            this.provider = Objects.requireNonNull(provider, "provider");
+            return this;
+        }
+
         /** @throws IllegalArgumentException when the key, certificates or trust cannot make a TLS context */
         public TlsSettings build() {
             TlsSettings s = new TlsSettings(this);
             if (psk == null) {
                 try {
-                    s.sslContext(); // configuration errors now, not on the first connection
+                    s.engines(); // configuration errors now, not on the first connection
                 } catch (GeneralSecurityException e) {
                     throw new IllegalArgumentException("TLS settings unusable: " + e.getMessage(), e);
                 }

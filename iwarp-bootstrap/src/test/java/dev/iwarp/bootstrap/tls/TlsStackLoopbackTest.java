@@ -84,6 +84,14 @@ class TlsStackLoopbackTest {
         everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER), TlsFixtures.client(), MPA);
     }
 
+    /** The providers other than the default (which the cases above run on), certificates and client auth each. */
+    @ParameterizedTest(name = "{0} certificates on TLS provider {1}, size {2}")
+    @CsvSource({"NIO, JDK, 16379", "EPOLL, JDK, 1048576", "NIO, BCJSSE, 1048576"})
+    void everyOperationOnAnotherProvider(Transport transport, TlsProvider provider, int size) throws Exception {
+        everyOperation(transport, size, TlsFixtures.server(TlsFixtures.SERVER).toBuilder().provider(provider).build(),
+                TlsFixtures.client().toBuilder().provider(provider).build(), MPA);
+    }
+
     @ParameterizedTest(name = "{0} IFT in TLS, size {1}")
     @CsvSource({"NIO, 1", "EPOLL, 1048576"})
     void everyOperationOverIftInTls(Transport transport, int size) throws Exception {

@@ -26,7 +26,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -136,8 +135,8 @@ class TlsStreamTest {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel c) throws Exception {
-                        c.pipeline().addLast("tls", new SslHandler(
-                                TlsContexts.clientEngine(tls.sslContext(), tls, listener.localAddress())));
+                        c.pipeline().addLast("tls",
+                                TlsContexts.clientHandler(tls.engines(), c.alloc(), tls, listener.localAddress()));
                         c.pipeline().addLast("raw", new ChannelInboundHandlerAdapter());
                         c.pipeline().addLast(MpaStartupHandler.initiator(MpaSettings.defaults()));
                         c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -178,9 +177,14 @@ class TlsStreamTest {
         assertEquals(1, log.count(Level.WARN, ""), () -> "one line: " + log.lines(Level.WARN, line -> true));
     }
 
+    /**
+     * On Bouncy Castle's JSSE: over Netty's OpenSSL binding the server closes too, but its SslHandler closes the
+     * channel before the record's error reaches the lifecycle handler, which then reports a truncation.
+     */
     @Test
     void aGarbageRecordAfterTheHandshake() throws Exception {
-        Channel l = listen(stack(ch -> { }), TlsFixtures.server(TlsFixtures.SERVER));
+        Channel l = listen(stack(ch -> { }), TlsFixtures.server(TlsFixtures.SERVER).toBuilder()
+                .provider(TlsProvider.BCJSSE).build());
         Channel raw = rawClient(l);
         // an application_data record whose 32 octets no key produced, below our TLS handler
         ByteBuf garbage = Unpooled.buffer().writeByte(0x17).writeShort(0x0303).writeShort(32);
