@@ -76,6 +76,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     private HeldWrites held;
     private ChannelHandlerContext ctx;
     private boolean closing;
+    /** FPDUs received when the last read batch ended ({@link #channelReadComplete}). */
+    private long fpdusAtReadComplete;
 
     /** A framer for the parameters a {@link MpaStartupHandler} negotiated. */
     public MpaFramer(MpaParameters parameters) {
@@ -288,6 +290,24 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
             decode(ctx, in, out);
         }
         reader.discardIncomplete(ctx, in);
+    }
+
+    /**
+     * With auto-read off, no further read is asked for once a read batch completed an FPDU, wherever its ULPDU
+     * went: the decoder only counts ULPDUs passed up, and read on after those lent to the sink, so a ULP that
+     * stopped reading went on taking every FPDU. A batch that completed none still asks for one, as the decoder.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        long fpdus = reader.fpdusReceived();
+        boolean completedOne = fpdus != fpdusAtReadComplete;
+        fpdusAtReadComplete = fpdus;
+        if (completedOne && !ctx.channel().config().isAutoRead()) {
+            discardSomeReadBytes();
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
     }
 
     @Override

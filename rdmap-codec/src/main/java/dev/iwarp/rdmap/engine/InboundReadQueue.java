@@ -5,6 +5,7 @@ import dev.iwarp.ddp.AccessFlags;
 import dev.iwarp.ddp.DdpError;
 import dev.iwarp.ddp.DdpOutboundMessage;
 import dev.iwarp.ddp.FreeList;
+import dev.iwarp.ddp.RegionViews;
 import dev.iwarp.ddp.TaggedAccessResult;
 import dev.iwarp.ddp.TaggedBuffer;
 import dev.iwarp.ddp.TaggedBufferTable;
@@ -45,6 +46,11 @@ final class InboundReadQueue {
     private int ird;
     /** Promises of responses whose write was reported, for the next responses. */
     private final FreeList<ResponseWritten> sparePromises = new FreeList<>(SPARE_RESPONSE_PROMISES);
+    /**
+     * The slices of registered memory Read Responses are sent from, reused: no slice object per response.
+     * Taken at the first payload: an idle stream holds none.
+     */
+    private RegionViews sources;
     /** Where the per-segment copies of Read Responses come from (CRC on); made at the first. */
     private ByteBufAllocator responseCopies;
     /** What the peer did to us ({@link PeerActivity}); event loop only. */
@@ -127,7 +133,7 @@ final class InboundReadQueue {
                     "Read Request of " + size + " octets from " + Responder.hex(sourceStag) + "@0x"
                     + Long.toHexString(sourceTo) + ": " + r);
         }
-        respondRead(sinkStag, sinkTo, table.lookup(sourceStag).read(sourceTo, (int) size));
+        respondRead(sinkStag, sinkTo, table.lookup(sourceStag).read(sourceTo, (int) size, sources()));
     }
 
     private void respondRead(int sinkStag, long sinkTo, ByteBuf data) {
@@ -223,5 +229,13 @@ final class InboundReadQueue {
             default:
                 throw new IllegalArgumentException(r.name());
         }
+    }
+
+    private RegionViews sources() {
+        RegionViews v = sources;
+        if (v == null) {
+            sources = v = new RegionViews();
+        }
+        return v;
     }
 }
