@@ -2,6 +2,7 @@ package dev.iwarp.ift;
 
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
+import dev.iwarp.framing.ReadBatch;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -65,6 +66,8 @@ public class IftFramer extends DuplexByteToMessageDecoder {
     private final IftFrameWriter writer;
     private ChannelHandlerContext ctx;
     private boolean closing;
+    /** When to ask for another read with auto-read off ({@link #channelReadComplete}). */
+    private final ReadBatch readBatch = new ReadBatch();
 
     /** A framer for what an {@link IftAdaptionHandler} negotiated. */
     public IftFramer(IftParameters p) {
@@ -111,6 +114,7 @@ public class IftFramer extends DuplexByteToMessageDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        readBatch.read();
         if (reader.isDestination(msg)) { // a socket read made straight into a payload's destination
             try {
                 if (!closing) {
@@ -122,6 +126,20 @@ public class IftFramer extends DuplexByteToMessageDecoder {
             return;
         }
         super.channelRead(ctx, msg);
+    }
+
+    /**
+     * With auto-read off, another read only after a batch that completed no frame, wherever its ULPDU went (the
+     * decoder's own rule counts only ULPDUs passed up, so a ULP that stopped reading went on taking every frame
+     * lent to the sink): see {@link ReadBatch}.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        discardSomeReadBytes();
+        if (readBatch.end(reader.framesReceived()) && !ctx.channel().config().isAutoRead()) {
+            ctx.read();
+        }
+        ctx.fireChannelReadComplete();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.iwarp.mpa;
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.HeldWrites;
+import dev.iwarp.framing.ReadBatch;
 import dev.iwarp.framing.UlpduSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -76,8 +77,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     private HeldWrites held;
     private ChannelHandlerContext ctx;
     private boolean closing;
-    /** FPDUs received when the last read batch ended ({@link #channelReadComplete}). */
-    private long fpdusAtReadComplete;
+    /** When to ask for another read with auto-read off ({@link #channelReadComplete}). */
+    private final ReadBatch readBatch = new ReadBatch();
 
     /** A framer for the parameters a {@link MpaStartupHandler} negotiated. */
     public MpaFramer(MpaParameters parameters) {
@@ -173,6 +174,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        readBatch.read();
         if (reader.isDestination(msg)) { // a socket read made straight into a payload's destination
             try {
                 if (!closing) {
@@ -293,21 +295,17 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     }
 
     /**
-     * With auto-read off, no further read is asked for once a read batch completed an FPDU, wherever its ULPDU
-     * went: the decoder only counts ULPDUs passed up, and read on after those lent to the sink, so a ULP that
-     * stopped reading went on taking every FPDU. A batch that completed none still asks for one, as the decoder.
+     * With auto-read off, another read only after a batch that completed no FPDU, wherever its ULPDU went (the
+     * decoder's own rule counts only ULPDUs passed up, so a ULP that stopped reading went on taking every FPDU
+     * lent to the sink): see {@link ReadBatch}.
      */
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        long fpdus = reader.fpdusReceived();
-        boolean completedOne = fpdus != fpdusAtReadComplete;
-        fpdusAtReadComplete = fpdus;
-        if (completedOne && !ctx.channel().config().isAutoRead()) {
-            discardSomeReadBytes();
-            ctx.fireChannelReadComplete();
-            return;
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        discardSomeReadBytes();
+        if (readBatch.end(reader.fpdusReceived()) && !ctx.channel().config().isAutoRead()) {
+            ctx.read();
         }
-        super.channelReadComplete(ctx);
+        ctx.fireChannelReadComplete();
     }
 
     @Override

@@ -60,15 +60,21 @@ class MpaFramerAutoReadTest {
         }
         ch.config().setAutoRead(false); // the ULP stops reading
         int asked = reads.asked;
-        byte[] wire = stream(markers, untagged(700), tagged(0, 3000, 7), untagged(20));
+        byte[] three = stream(markers, untagged(700), tagged(0, 3000, 7), untagged(20));
+        byte[] wire = stream(markers, untagged(700), tagged(0, 3000, 7), untagged(20), untagged(40));
 
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 100));
         assertEquals(asked + 1, reads.asked, "a partial FPDU is nothing the ULP can act on: one more read");
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 100, 1000));
         assertEquals(asked + 1, reads.asked, "an FPDU completed: the next read is the ULP's to ask for");
-        ch.writeInbound(Unpooled.wrappedBuffer(wire, 1100, wire.length - 1100));
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 1100, three.length - 1100));
         assertEquals(asked + 1, reads.asked, "the rest completed two more: still none asked for");
         assertEquals(toSink ? 3 : 0, sink.calls().size(), "every ULPDU reached the sink when one is bound");
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, three.length, 10));
+        assertEquals(asked + 2, reads.asked, "again only part of an FPDU: one more read, as at first");
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, three.length + 10, wire.length - three.length - 10));
+        assertEquals(asked + 2, reads.asked, "that FPDU completed");
+        assertEquals(toSink ? 4 : 0, sink.calls().size());
         ch.finishAndReleaseAll();
     }
 }
