@@ -15,7 +15,10 @@ import dev.iwarp.verbs.SendRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,12 +31,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A peer asks for Read Responses and stops reading, so that the responder's transmit side stalls with
@@ -143,10 +149,20 @@ class QueuedWritesAtCloseTest {
     @MethodSource("cases")
     void everythingQueuedTowardsAStalledPeerIsReleased(Setup setup, Ending ending, int round) throws Exception {
         List<Channel> serverChannels = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicLong written = new AtomicLong();
         IwarpStack server = IwarpStack.builder().threads(1)
                 .writeBufferWaterMark(new WriteBufferWaterMark(16 * 1024, 32 * 1024))
                 .channelHook(ch -> {
                     ch.config().setOption(ChannelOption.SO_SNDBUF, 32 * 1024);
+                    ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() { // what reaches the socket's queue
+                        @Override
+                        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                            if (msg instanceof ByteBuf b) {
+                                written.addAndGet(b.readableBytes());
+                            }
+                            ctx.write(msg, promise);
+                        }
+                    });
                     serverChannels.add(ch);
                 }).build();
         IwarpStack client = IwarpStack.builder().threads(1)
@@ -174,7 +190,7 @@ class QueuedWritesAtCloseTest {
             for (int r = 0; r < READS; r++) {
                 qp.postSend(SendRequest.rdmaRead(r, into.slice(0, SIZE), target.stag(), target.iova()));
             }
-            waitUntilUnwritable(ch);
+            waitUntilUnwritable(ch, written::get);
             switch (ending) {
                 case PEER_RESET -> {
                     qp.channel().config().setOption(ChannelOption.SO_LINGER, 0);
@@ -205,12 +221,25 @@ class QueuedWritesAtCloseTest {
         }
     }
 
-    /** Waits (bounded: 60 s) until the channel cannot take more writes: the responder's transmit side has stalled. */
-    static void waitUntilUnwritable(Channel ch) throws InterruptedException {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); ch.isWritable() && System.nanoTime() < end; ) {
+    /**
+     * Waits until the channel cannot take more writes (the responder's transmit side has stalled) for as long as the
+     * responder keeps writing ({@code written}: octets its pipeline wrote towards the socket): fails once it wrote
+     * nothing for 60 s, never for slowness (a loop starved of CPU on a loaded machine, TLS records encrypted on it).
+     */
+    static void waitUntilUnwritable(Channel ch, LongSupplier written) throws InterruptedException {
+        long seen = -1;
+        long movedAt = System.nanoTime();
+        while (ch.isWritable()) {
+            long now = written.getAsLong();
+            if (now != seen) {
+                seen = now;
+                movedAt = System.nanoTime();
+            } else if (System.nanoTime() - movedAt > TimeUnit.SECONDS.toNanos(60)) {
+                fail("the responder's channel never became unwritable: it wrote " + now + " octets, then nothing for "
+                        + "60 s (open: " + ch.isOpen() + ", " + ch.bytesBeforeUnwritable() + " octets before unwritable)");
+            }
             Thread.sleep(25);
         }
-        assertFalse(ch.isWritable(), "the responder's channel never became unwritable");
         Thread.sleep(50); // what the last writability change let through is queued too
     }
 }

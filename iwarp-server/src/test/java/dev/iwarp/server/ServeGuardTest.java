@@ -1,15 +1,6 @@
 package dev.iwarp.server;
 
-import dev.iwarp.bootstrap.ConnectOptions;
 import dev.iwarp.bootstrap.IwarpStack;
-import dev.iwarp.verbs.Access;
-import dev.iwarp.verbs.Completion;
-import dev.iwarp.verbs.MemoryRegion;
-import dev.iwarp.verbs.ProtectionDomain;
-import dev.iwarp.verbs.QueuePair;
-import dev.iwarp.verbs.SendRequest;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,12 +13,10 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -193,96 +182,4 @@ class ServeGuardTest {
         assertTrue(closed, "zero-length Writes kept the connection open past the 1 s idle timeout");
         assertTrue(ms < 3_000, "closed after " + ms + " ms");
     }
-
-    /**
-     * Writes and Reads reach the RDMA core straight from MPA's framer (none passes the guard's mark in the pipeline):
-     * they are still activity. A connection moving data for three idle timeouts stays open; it was closed at the
-     * first ("moved no data for 1 s") while 64 KiB Writes placed hundreds of MB.
-     */
-    @Test
-    void writesAndReadsThatReachTheCoreDirectlyAreActivity() throws Exception {
-        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(65536)
-                .withLimits(1024, 60_000, 1); // idle timeout 1 s
-        RpingServer s = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
-        closeables.add(s);
-        IwarpStack stack = IwarpStack.builder().threads(1).build();
-        closeables.add(stack);
-        ProtectionDomain pd = stack.allocPd();
-        ConnectOptions opts = ConnectOptions.of(pd);
-        QueuePair qp = stack.connect(s.localAddress(), opts).get(10, TimeUnit.SECONDS);
-        Advertisement target = Advertisement.decode(qp.connectionParameters().peerPrivateData());
-        ByteBuf source = Unpooled.directBuffer(65536, 65536).writeZero(65536);
-        ByteBuf sink = Unpooled.directBuffer(1024, 1024);
-        try {
-            MemoryRegion from = pd.register(source);
-            MemoryRegion into = pd.register(sink, Access.LOCAL_WRITE);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            int ops = 0;
-            while (System.nanoTime() < end) { // one Write of 64 KiB (read straight into the target) and a Read of 1 KiB
-                qp.postSend(SendRequest.rdmaWrite(ops++, from.all(), target.stag(), target.to()));
-                qp.postSend(SendRequest.rdmaRead(ops++, into.all(), target.stag(), target.to()));
-                for (int i = 0; i < 2; i++) {
-                    Completion c = opts.sendCq().take(10, TimeUnit.SECONDS);
-                    assertNotNull(c, "completion timed out");
-                    assertTrue(c.isSuccess(), () -> c + " after " + s.sessions() + "; the server closed a busy connection");
-                }
-                Thread.sleep(20);
-            }
-            assertEquals(1, s.sessions().size(), "the session is still open after 3 s of Writes and Reads");
-        } finally {
-            source.release();
-            sink.release();
-        }
-    }
-
-    /**
-     * A peer streaming RDMA Writes whose every TCP segment ends inside an FPDU meets the message deadline: each read
-     * completes an FPDU, so the one held began in that read. MPA hands FPDUs to the RDMA core directly, so none
-     * passes the guard's mark: the deadline then counted the whole stream and closed it after 1 s.
-     */
-    @Test
-    void aStreamWhoseReadsEndInsideFpdusThatReachTheCoreDirectlyMeetsTheDeadline() throws Exception {
-        ServerConfig config = ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(65536)
-                .withLimits(1024, 60_000, 0).withLimits(new ServerLimits(0, 0, 1000, 0)); // deadline 1000 ms
-        RpingServer s = RpingServer.start(config, ServeOptions.on(IwarpStack.builder().threads(1).build()));
-        closeables.add(s);
-        Socket c = from(s, "127.0.0.1");
-        OutputStream out = c.getOutputStream();
-        out.write("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII));
-        out.write(new byte[] {0, 1, 0, 0}); // Rev 1, no markers, no CRC, no Private Data
-        out.flush();
-        c.setSoTimeout(10_000);
-        InputStream in = c.getInputStream();
-        byte[] reply = in.readNBytes(20);
-        assertEquals("MPA ID Rep Frame", new String(reply, 0, 16, StandardCharsets.US_ASCII));
-        Advertisement target = Advertisement.decode(in.readNBytes(((reply[18] & 0xFF) << 8) | (reply[19] & 0xFF)));
-        int payload = 1000;
-        byte[] fpdu = new byte[2 + 14 + payload + 4]; // RFC 5044 §4.1: 1016 octets need no pad; CRC field unused
-        fpdu[0] = (byte) ((14 + payload) >>> 8);
-        fpdu[1] = (byte) (14 + payload);
-        fpdu[2] = (byte) 0xC1; // RFC 5041 §4.2: tagged, last, DDP version 1
-        fpdu[3] = 0x40; // RFC 5040 §4.3: RDMAP version 1, RDMA Write
-        for (int i = 0; i < 4; i++) {
-            fpdu[4 + i] = (byte) (target.stag() >>> (24 - 8 * i));
-        }
-        for (int i = 0; i < 8; i++) {
-            fpdu[8 + i] = (byte) (target.to() >>> (56 - 8 * i));
-        }
-        byte[] stream = new byte[fpdu.length * 100];
-        for (int i = 0; i < 100; i++) {
-            System.arraycopy(fpdu, 0, stream, i * fpdu.length, fpdu.length);
-        }
-        int chunk = 1537; // 1.5 FPDUs and some: no chunk ends on an FPDU boundary (gcd(1537, 1020) = 1)
-        long start = System.nanoTime();
-        for (int at = 0; at + chunk <= stream.length; at += chunk) { // 66 chunks, one per 40 ms: about 2.6 s
-            out.write(stream, at, chunk);
-            out.flush();
-            Thread.sleep(40);
-        }
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        assertFalse(closedWithin(c, 200), "closed by the message deadline while every FPDU arrived within it ("
-                + ms + " ms of FPDUs, each read ending inside one)");
-        assertEquals(1, s.sessions().size());
-    }
 }
-

@@ -88,7 +88,7 @@ final class IwarpServerWire implements ServerWire {
         }
     }
 
-    private static final class Request implements WireConnectRequest {
+    static final class Request implements WireConnectRequest {
         private final IwarpConnectionRequest request;
         /** The framing carries no private data: the setup data travels as the first Send. */
         private final boolean firstMessage;
