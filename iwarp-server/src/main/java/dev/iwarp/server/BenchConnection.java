@@ -193,6 +193,9 @@ final class BenchConnection implements WireCompletionListener {
                 return;
             }
             phase = f;
+            if (recordLatency) {
+                latency.reset(); // what the warm-up recorded; the counts keep their size
+            }
             posted = 0;
             done = 0;
             budget = iterations;
@@ -356,8 +359,11 @@ final class BenchConnection implements WireCompletionListener {
         if (phase == null) {
             return;
         }
+        // the warm-up records too (its figures are reset when the measured phase starts): the histogram has grown
+        // its counts to the latencies seen before measuring, not by a few hundred KiB of new arrays in the first
+        // measured seconds, and the measured path is the one the warm-up ran (and the JIT compiled)
+        latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
         if (record) {
-            latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
             progress.add(s.size());
         } else {
             warmupDone++; // the event loop is the only writer
