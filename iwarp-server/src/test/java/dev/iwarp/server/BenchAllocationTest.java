@@ -106,7 +106,7 @@ class BenchAllocationTest {
     private double[] perMessage(Bench.Op op, int size, int depth, int warmup, int measured) throws Exception {
         BenchSettings s = BenchSettings.of(op, size, measured, depth).withCrc(true, 60_000).withWarmup(warmup, 0);
         try (Bench bench = Bench.connect(IwarpWire.client(clientStack), server.localAddress(), s)) {
-            long serveThread = server.lastSession().connection().channel().eventLoop()
+            long serveThread = serveSession().connection().channel().eventLoop()
                     .submit(() -> Thread.currentThread().getId()).get();
             BenchResult r = bench.run(null, () -> new BenchCost.Snapshot(0, allocatedBytes(serveThread)));
             assertEquals(measured, r.iterations());
@@ -116,6 +116,17 @@ class BenchAllocationTest {
                     size, depth, client, serve);
             return new double[] {client, serve};
         }
+    }
+
+    /** The session of bench's connection, once it started (its accept may reach bench first). */
+    private RpingSession serveSession() throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        RpingSession s;
+        while ((s = server.lastSession()) == null || s.connection() == null) {
+            assertTrue(System.nanoTime() < deadline, "no session started within 60 s");
+            Thread.sleep(5);
+        }
+        return s;
     }
 
     private static long allocatedBytes(long threadId) {
