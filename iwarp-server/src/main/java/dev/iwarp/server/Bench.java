@@ -158,7 +158,9 @@ final class Bench implements AutoCloseable {
             Histogram all = new Histogram(3);
             long verified = 0;
             for (BenchConnection c : connections) {
-                all.add(c.latency);
+                if (!interruptedInWarmup) { // else it holds the warm-up's latencies (reset when measuring starts)
+                    all.add(c.latency);
+                }
                 verified += c.verifiedOctets;
             }
             long its = all.getTotalCount();

@@ -193,6 +193,9 @@ final class BenchConnection implements WireCompletionListener {
                 return;
             }
             phase = f;
+            if (recordLatency) {
+                latency.reset(); // what the warm-up recorded; the counts keep their size
+            }
             posted = 0;
             done = 0;
             budget = iterations;
@@ -259,14 +262,28 @@ final class BenchConnection implements WireCompletionListener {
         return s.verify() || s.op() == Bench.Op.send ? it % slots : 0;
     }
 
+    /**
+     * A work request's id: the slot in the low half, the kind in the high one. The wire keeps the requests it made
+     * by wrId in a table indexed by the low octet (the high half folded in): slots that differ there never evict
+     * each other's request, where slot-then-kind ids 8 apart put slots 32 apart on one entry and made a new
+     * request at every post of a ring 64 deep.
+     */
     private static long wr(long slot, int kind) {
-        return slot << 3 | kind;
+        return (long) kind << 32 | slot;
+    }
+
+    private static int kindOf(long wrId) {
+        return (int) (wrId >>> 32);
+    }
+
+    private static long slotOf(long wrId) {
+        return wrId & 0xffff_ffffL;
     }
 
     @Override
     public void completed(long wrId, boolean receive, boolean success, int byteLength, Enum<?> status) {
-        int kind = (int) (wrId & 7);
-        long it = wrId >>> 3;
+        int kind = kindOf(wrId);
+        long it = slotOf(wrId);
         if (!success) {
             String what = kind == KIND_HELLO ? "the bench hello" : receive ? "a receive"
                     : s.op() == Bench.Op.send ? "a Send"
@@ -292,8 +309,8 @@ final class BenchConnection implements WireCompletionListener {
         lastCompletionAt = System.nanoTime();
         if (!receive && (kind == KIND_MAIN || kind == KIND_CHECK)) {
             it = kind == KIND_MAIN ? mainsDone++ : checksDone++;
-            if (wrId >>> 3 != (kind == KIND_MAIN ? wrSlot(it) : it % slots)) { // what posting order says it must be
-                fail(new IOException("the completion of iteration " + it + " carries slot " + (wrId >>> 3)
+            if (slotOf(wrId) != (kind == KIND_MAIN ? wrSlot(it) : it % slots)) { // what posting order says it must be
+                fail(new IOException("the completion of iteration " + it + " carries slot " + slotOf(wrId)
                         + ": completions left posting order"));
                 return;
             }
@@ -342,8 +359,11 @@ final class BenchConnection implements WireCompletionListener {
         if (phase == null) {
             return;
         }
+        // the warm-up records too (its figures are reset when the measured phase starts): the histogram has grown
+        // its counts to the latencies seen before measuring, not by a few hundred KiB of new arrays in the first
+        // measured seconds, and the measured path is the one the warm-up ran (and the JIT compiled)
+        latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
         if (record) {
-            latency.recordValue(Math.max(0, System.nanoTime() - postedAt[(int) (it % depth)]));
             progress.add(s.size());
         } else {
             warmupDone++; // the event loop is the only writer

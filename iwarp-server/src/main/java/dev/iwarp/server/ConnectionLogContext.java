@@ -12,6 +12,12 @@ import org.slf4j.MDC;
  * (framing errors, Terminates, the session's lines) carries them; {@code --log-format json} writes them as
  * fields. First in the pipeline; an event loop thread serves many connections, so each event restores what
  * the MDC held before.
+ *
+ * <p>A read batch (the {@code channelRead}s of one pass of the event loop over the socket and the
+ * {@code channelReadComplete} that Netty's transports fire after them) puts the fields once, at its first read,
+ * and restores the MDC at its end: put and restored per event, they cost three map entries made again (the MDC
+ * removes a key that was absent before) on every socket read of a busy connection. Events are handled without a
+ * lambda per event for the same reason.
  */
 final class ConnectionLogContext extends ChannelDuplexHandler {
     static final String NAME = "log-context";
@@ -22,6 +28,14 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
     private final String conn;
     private final String peer;
     private final String wire;
+    /** This connection's events running now (nested ones too), plus one while a read batch is open. */
+    private int depth;
+    /** A read batch is open: its fields stay in the MDC until its channelReadComplete. */
+    private boolean inRead;
+    /** What the MDC held before the outermost event put this connection's fields. */
+    private String outerConn;
+    private String outerPeer;
+    private String outerWire;
 
     private ConnectionLogContext(Channel ch, String wire) {
         this.conn = ch.id().asShortText();
@@ -45,18 +59,43 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
     }
 
     private void within(Runnable r) {
-        String c = MDC.get(CONN);
-        String p = MDC.get(PEER);
-        String w = MDC.get(WIRE);
-        MDC.put(CONN, conn);
-        MDC.put(PEER, peer);
-        MDC.put(WIRE, wire);
+        enter();
         try {
             r.run();
         } finally {
-            restore(CONN, c);
-            restore(PEER, p);
-            restore(WIRE, w);
+            exit();
+        }
+    }
+
+    /** The fields in the MDC, unless an event of this connection put them already. */
+    private void enter() {
+        if (depth++ == 0) {
+            outerConn = MDC.get(CONN);
+            outerPeer = MDC.get(PEER);
+            outerWire = MDC.get(WIRE);
+            MDC.put(CONN, conn);
+            MDC.put(PEER, peer);
+            MDC.put(WIRE, wire);
+        }
+    }
+
+    /** The MDC as it was, once the outermost event of this connection ends. */
+    private void exit() {
+        if (--depth == 0) {
+            restore(CONN, outerConn);
+            restore(PEER, outerPeer);
+            restore(WIRE, outerWire);
+            outerConn = null;
+            outerPeer = null;
+            outerWire = null;
+        }
+    }
+
+    /** Ends the open read batch, if any. */
+    private void endRead() {
+        if (inRead) {
+            inRead = false;
+            exit();
         }
     }
 
@@ -70,36 +109,77 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        within(ctx::fireChannelActive);
+        enter();
+        try {
+            ctx.fireChannelActive();
+        } finally {
+            exit();
+        }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        within(ctx::fireChannelInactive);
+        enter();
+        try {
+            ctx.fireChannelInactive();
+        } finally {
+            exit();
+            endRead(); // a read batch a close cut short (no channelReadComplete) ends here
+        }
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        within(() -> ctx.fireChannelRead(msg));
+        if (!inRead) {
+            inRead = true;
+            enter(); // until channelReadComplete
+        }
+        ctx.fireChannelRead(msg);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        within(ctx::fireChannelReadComplete);
+        enter();
+        try {
+            ctx.fireChannelReadComplete();
+        } finally {
+            exit();
+            endRead();
+        }
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        within(() -> ctx.fireUserEventTriggered(evt));
+        enter();
+        try {
+            ctx.fireUserEventTriggered(evt);
+        } finally {
+            exit();
+        }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        within(ctx::fireChannelWritabilityChanged);
+        enter();
+        try {
+            ctx.fireChannelWritabilityChanged();
+        } finally {
+            exit();
+        }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        within(() -> ctx.fireExceptionCaught(cause));
+        enter();
+        try {
+            ctx.fireExceptionCaught(cause);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        endRead();
     }
 }

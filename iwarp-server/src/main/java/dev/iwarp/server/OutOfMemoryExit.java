@@ -40,7 +40,8 @@ final class OutOfMemoryExit extends TurboFilter implements Thread.UncaughtExcept
         Thread.setDefaultUncaughtExceptionHandler(handler);
         handler.start();
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext) {
-            ((LoggerContext) LoggerFactory.getILoggerFactory()).addTurboFilter(handler);
+            // as the one filter of the context with those it has: Logback allocates per logging call for two
+            TurboFilterChain.add((LoggerContext) LoggerFactory.getILoggerFactory(), handler);
         }
     }
 

@@ -90,7 +90,7 @@ public final class PeerWarningLimiter extends TurboFilter {
     /** Sets the source prefixes of every limiter installed in the logging context (serve's --source-prefix-v4/-v6). */
     public static void usePrefixes(int v4Bits, int v6Bits) {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            for (TurboFilter f : context.getTurboFilterList()) {
+            for (TurboFilter f : TurboFilterChain.filtersOf(context)) {
                 if (f instanceof PeerWarningLimiter limiter) {
                     limiter.setPrefixes(v4Bits, v6Bits);
                 }
