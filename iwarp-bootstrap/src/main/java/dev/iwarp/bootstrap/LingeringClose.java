@@ -1,10 +1,10 @@
 package dev.iwarp.bootstrap;
 
+import dev.iwarp.bootstrap.tls.TlsLayer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 
 import java.util.concurrent.TimeUnit;
@@ -39,15 +39,13 @@ final class LingeringClose implements ChannelFutureListener {
             ch.close();
             return;
         }
-        SslHandler tls = ch.pipeline().get(SslHandler.class);
-        Future<?> outputClosed;
-        if (tls != null) {
-            outputClosed = tls.closeOutbound();
-        } else if (ch instanceof DuplexChannel && !((DuplexChannel) ch).isOutputShutdown()) {
+        Future<?> outputClosed = TlsLayer.closeOutbound(ch); // inside TLS a close_notify, never a bare FIN
+        if (outputClosed == null) {
+            if (!(ch instanceof DuplexChannel) || ((DuplexChannel) ch).isOutputShutdown()) {
+                ch.close();
+                return;
+            }
             outputClosed = ((DuplexChannel) ch).shutdownOutput();
-        } else {
-            ch.close();
-            return;
         }
         // the peer's FIN closes the channel (half-closure is not allowed on our channels); this bounds the wait
         Future<?> deadline = ch.eventLoop().schedule(() -> ch.close(), drainMillis, TimeUnit.MILLISECONDS);

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -113,7 +114,9 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!(msg instanceof ByteBuf) || failed) {
+        if (!(msg instanceof ByteBuf) || failed || handshakeReported && protocol.isClosed()) {
+            // after a close_notify either way the protocol takes no more input: the peer's answer to ours, or what
+            // it still sends while our graceful close drains the connection, is discarded (as the framer would)
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -149,6 +152,11 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
             protocol.readInput(out.internalNioBuffer(0, available), available);
             out.writerIndex(available);
             ctx.fireChannelRead(out);
+        }
+        if (closeNotify.isSuccess() && ctx.channel().isActive()) {
+            // the peer's close_notify ends its stream as a FIN ends a TCP one; the protocol answered it with ours
+            // (RFC 8446 §6.1), so the connection closes as the plain framings' does at the peer's FIN
+            ctx.close();
         }
     }
 
@@ -223,6 +231,26 @@ final class PskTlsHandler extends ChannelDuplexHandler implements PskPeers.Event
         } else {
             ctx.write(out, promise);
         }
+    }
+
+    /**
+     * Sends our close_notify (RFC 8446 §6.1) and leaves the connection open, as {@code SslHandler.closeOutbound}
+     * does: a graceful close then waits for the peer's. The future completes once the alert was written (at once
+     * when there is no session to close).
+     */
+    ChannelFuture closeOutbound() {
+        ChannelPromise sent = ctx.newPromise();
+        if (protocol != null && handshakeReported && !failed && !protocol.isClosed()) {
+            try {
+                protocol.close();
+            } catch (IOException e) {
+                return sent.setFailure(e);
+            }
+            drainOutput(sent, true);
+        } else {
+            sent.setSuccess();
+        }
+        return sent;
     }
 
     @Override

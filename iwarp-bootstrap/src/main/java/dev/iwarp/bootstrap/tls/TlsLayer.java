@@ -68,6 +68,24 @@ public final class TlsLayer {
         return h instanceof PskTlsHandler ? "TLSv1.3 external PSK" : null;
     }
 
+    /**
+     * Sends {@code ch}'s TLS close_notify (RFC 8446 §6.1) and leaves the connection open, over either TLS handler
+     * (Netty's {@code SslHandler} or the external-PSK one); a graceful close then waits for the peer's answer or
+     * FIN. {@code null} when the channel carries no TLS. On the channel's event loop.
+     */
+    public static Future<?> closeOutbound(Channel ch) {
+        TlsLifecycle lifecycle = ch.pipeline().get(TlsLifecycle.class);
+        if (lifecycle != null) {
+            lifecycle.closingOutbound();
+        }
+        SslHandler ssl = ch.pipeline().get(SslHandler.class);
+        if (ssl != null) {
+            return ssl.closeOutbound();
+        }
+        PskTlsHandler psk = ch.pipeline().get(PskTlsHandler.class);
+        return psk == null ? null : psk.closeOutbound();
+    }
+
     static void recordFailure(Channel ch, TlsException e) {
         ch.attr(FAILURE).setIfAbsent(e);
     }

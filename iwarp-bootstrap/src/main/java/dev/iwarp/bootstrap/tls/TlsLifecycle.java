@@ -112,6 +112,14 @@ final class TlsLifecycle extends ChannelDuplexHandler {
         ctx.close(promise);
     }
 
+    /**
+     * Our close_notify went out (a graceful close): the peer's FIN that follows ends a stream we ended, not a
+     * truncation, whether or not its own close_notify was read first.
+     */
+    void closingOutbound() {
+        closing = true;
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (established && !closing && !closeNotifyReceived.get().isSuccess()) {

@@ -60,9 +60,31 @@ class PskTlsHandlerTest {
         ByteBuf after = server.readInbound();
         assertEquals("and after", after.toString(StandardCharsets.US_ASCII));
         after.release();
+        PskTlsHandler serverTls = server.pipeline().get(PskTlsHandler.class);
         client.close();
         shuttle(client, server);
-        assertTrue(server.pipeline().get(PskTlsHandler.class).closeNotifyFuture().isSuccess(), "close_notify received");
+        assertTrue(serverTls.closeNotifyFuture().isSuccess(), "close_notify received");
+        assertFalse(server.isOpen(), "the peer's close_notify ends the connection, as a FIN ends a plain one");
+        client.finishAndReleaseAll();
+        server.finishAndReleaseAll();
+    }
+
+    /**
+     * A graceful close's first step inside TLS: our close_notify goes out and the connection stays open for the
+     * peer's answer (RFC 8446 §6.1), never a bare TCP FIN the peer would take for a truncation.
+     */
+    @Test
+    void closeOutboundSendsCloseNotifyAndKeepsTheConnectionOpen() {
+        EmbeddedChannel client = new EmbeddedChannel(new PskTlsHandler(PSK, true));
+        EmbeddedChannel server = new EmbeddedChannel(new PskTlsHandler(PSK, false));
+        shuttle(client, server);
+        PskTlsHandler serverTls = server.pipeline().get(PskTlsHandler.class);
+        assertTrue(TlsLayer.closeOutbound(client).isSuccess(), "the alert was written");
+        assertTrue(client.isOpen(), "open until the peer answers");
+        shuttle(client, server);
+        assertTrue(serverTls.closeNotifyFuture().isSuccess(), "close_notify received");
+        assertFalse(server.isOpen(), "the peer closed at our close_notify, after answering it");
+        assertTrue(client.isOpen(), "its answer was discarded quietly: the graceful close waits for the peer's FIN");
         client.finishAndReleaseAll();
         server.finishAndReleaseAll();
     }

@@ -11,6 +11,7 @@ import dev.iwarp.bootstrap.Transport;
 import dev.iwarp.mpa.MpaFramer;
 import dev.iwarp.mpa.MpaParameters;
 import dev.iwarp.mpa.MpaSettings;
+import dev.iwarp.testkit.LogCapture;
 import dev.iwarp.testkit.TestResources;
 import dev.iwarp.verbs.Access;
 import dev.iwarp.verbs.Completion;
@@ -21,6 +22,7 @@ import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.SendRequest;
 import dev.iwarp.verbs.WcOpcode;
+import ch.qos.logback.classic.Level;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import org.junit.jupiter.api.Assumptions;
@@ -33,6 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -57,6 +61,8 @@ class TlsStackLoopbackTest {
     final TestResources resources = new TestResources();
     /** Octets the stacks' sockets read: a slow transfer (a loaded machine) moves them, a stalled one does not. */
     private final java.util.concurrent.atomic.AtomicLong octetsIn = new java.util.concurrent.atomic.AtomicLong();
+    /** Every connection either stack made. */
+    private final Queue<Channel> connections = new ConcurrentLinkedQueue<>();
 
     static Stream<Arguments> certificateCases() {
         List<Arguments> a = new ArrayList<>();
@@ -176,21 +182,31 @@ class TlsStackLoopbackTest {
         assertEquals(before, result.memory().getLong(0), "fetch-add returned the original");
         assertEquals(before + 5, result.memory().getLong(8), "compare-swap returned the added value");
         assertEquals(42, target.memory().getLong(0));
-        qp.close().await(5, TimeUnit.SECONDS);
+        try (LogCapture tlsLog = LogCapture.of("dev.iwarp.bootstrap.tls")) {
+            qp.close().await(5, TimeUnit.SECONDS); // graceful (RFC 5040 §6.2.1): inside TLS ends with a close_notify
+            for (Channel ch : connections) {
+                assertTrue(ch.closeFuture().await(30, TimeUnit.SECONDS), "both ends closed after the graceful close");
+                ch.eventLoop().submit(() -> { }).await(30, TimeUnit.SECONDS); // and ran their channelInactive
+            }
+            assertEquals(List.of(), tlsLog.lines(Level.WARN, l -> true), "no TLS warning at either end: neither saw"
+                    + " TCP closed without a TLS close_notify (RFC 8446 §6.1), nor a record after its own");
+        }
         listener.close().sync();
     }
 
     private IwarpStack stack(Transport t) {
-        return resources.closeAfter(IwarpStack.builder().transport(t).threads(1).channelHook(ch -> ch.pipeline().addFirst(
-                new io.netty.channel.ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
-                        if (msg instanceof ByteBuf) {
-                            octetsIn.addAndGet(((ByteBuf) msg).readableBytes());
-                        }
-                        ctx.fireChannelRead(msg);
+        return resources.closeAfter(IwarpStack.builder().transport(t).threads(1).channelHook(ch -> {
+            connections.add(ch);
+            ch.pipeline().addFirst(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                    if (msg instanceof ByteBuf) {
+                        octetsIn.addAndGet(((ByteBuf) msg).readableBytes());
                     }
-                })).build());
+                    ctx.fireChannelRead(msg);
+                }
+            });
+        }).build());
     }
 
     private ByteBuf buffer(int size, int seed) {
