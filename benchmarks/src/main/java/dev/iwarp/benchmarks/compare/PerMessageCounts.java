@@ -26,11 +26,13 @@ import java.util.concurrent.TimeUnit;
  * on how much each read finds in the socket). Needs {@code perf} and the right to trace (root). Not part of
  * {@code compare}'s figures; the programs measured are {@code compare}'s own ({@link OursRun}, {@link RawRun}).
  *
- * <pre>java -cp benchmarks.jar dev.iwarp.benchmarks.compare.PerMessageCounts read-1k-crc-d128/epoll [seconds]</pre>
+ * <pre>java -cp benchmarks.jar dev.iwarp.benchmarks.compare.PerMessageCounts read-1k-crc-d128/epoll [seconds [ours|raw|both]]</pre>
  */
 public final class PerMessageCounts {
     private static final String[] SYSCALLS = {"read", "recvfrom", "write", "writev", "sendmsg", "sendto",
         "epoll_wait", "epoll_pwait", "epoll_pwait2", "futex"};
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private PerMessageCounts() {
     }
@@ -43,8 +45,13 @@ public final class PerMessageCounts {
                 .filter(k -> k.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no case " + name));
         System.out.println(name + ", " + seconds + " s after 1 s of warm-up, load average " + Compare.loadAverage());
-        count("ours", new OursRun(c), seconds);
-        count("raw ", new RawRun(c), seconds);
+        String sides = args.length > 2 ? args[2] : "both";
+        if (!sides.equals("raw")) {
+            count("ours", new OursRun(c), seconds);
+        }
+        if (!sides.equals("ours")) {
+            count("raw ", new RawRun(c), seconds);
+        }
     }
 
     private static void count(String side, CompareRun run, double seconds) throws Exception {
@@ -54,19 +61,26 @@ public final class PerMessageCounts {
             String serverTid = tid(run.serverLoop);
             Counter clientCounter = attach(run.clientChannel);
             Counter serverCounter = attach(run.serverChannel);
+            long clientId = CompareRun.threadOf(run.clientLoop).getId();
+            long serverId = CompareRun.threadOf(run.serverLoop).getId();
             run.start();
             Thread.sleep(1000);
             long[] cc0 = snapshot(run.clientLoop, clientCounter);
             long[] sc0 = snapshot(run.serverLoop, serverCounter);
             long m0 = run.messages();
+            long cpuC0 = THREADS.getThreadCpuTime(clientId);
+            long cpuS0 = THREADS.getThreadCpuTime(serverId);
             Map<String, Map<String, Long>> perf = perf(clientTid + "," + serverTid, seconds);
             long m1 = run.messages();
+            long cpuC1 = THREADS.getThreadCpuTime(clientId);
+            long cpuS1 = THREADS.getThreadCpuTime(serverId);
             long[] cc1 = snapshot(run.clientLoop, clientCounter);
             long[] sc1 = snapshot(run.serverLoop, serverCounter);
             run.stopped = true;
             double n = m1 - m0;
-            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s %,d messages%s%n", side, (long) n,
-                    run.failure != null ? " FAILED " + run.failure : ""));
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                    "%s %,d messages, CPU us per message client/server %.2f/%.2f%s%n", side, (long) n,
+                    (cpuC1 - cpuC0) / 1e3 / n, (cpuS1 - cpuS0) / 1e3 / n, run.failure != null ? " FAILED " + run.failure : ""));
             line(sb, "client", perf.get(clientTid), cc0, cc1, n);
             line(sb, "server", perf.get(serverTid), sc0, sc1, n);
             System.out.print(sb);
