@@ -5,6 +5,7 @@ import dev.iwarp.framing.DuplexByteToMessageDecoder;
 import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.ReadBatch;
 import dev.iwarp.framing.UlpduSink;
+import dev.iwarp.mpa.internal.FpduCumulation;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -280,9 +281,44 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        if (in instanceof FpduCumulation) {
+            FpduCumulation reads = (FpduCumulation) in;
+            int k = reads.parts() - 1;
+            if (k > 0 && in.readerIndex() >= reads.partStart(k)) {
+                decodeFromLastRead(ctx, reads, k, out);
+                return;
+            }
+        }
+        decodeOne(ctx, in, out);
+    }
+
+    private void decodeOne(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // a ULPDU is lent only once rule 4 let writes go: held writes leave before anything it causes
         if (reader.decode(ctx, in, out, !txHeld) && txHeld) {
             releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
+        }
+    }
+
+    /**
+     * The FPDU that straddled two socket reads is done and what is left is all in the last read ({@code reads}'
+     * part {@code k}): decoded from that read's buffer itself, not through the view of every part, each of whose
+     * accesses looks for its part first. After a straddle, every later FPDU of the read went through the view
+     * (its header, its CRC and the copy of its payload): with 1 KiB FPDUs, nearly every FPDU, as nearly every read
+     * ends inside one.
+     */
+    private void decodeFromLastRead(ChannelHandlerContext ctx, FpduCumulation reads, int k, List<Object> out) {
+        ByteBuf last = reads.part(k);
+        int offset = reads.partIndex(k) - reads.partStart(k);
+        int from = reads.readerIndex() + offset;
+        int r = last.readerIndex();
+        int w = last.writerIndex();
+        last.setIndex(from, reads.writerIndex() + offset);
+        try {
+            decodeOne(ctx, last, out);
+        } finally {
+            int consumed = last.readerIndex() - from;
+            last.setIndex(r, w);
+            reads.skipBytes(consumed);
         }
     }
 

@@ -87,6 +87,23 @@ public final class RdmapMessages {
         return single(RdmapOpcode.RDMA_READ_REQUEST, payload);
     }
 
+    /**
+     * As {@link #readRequest(int, long, long, int, long, ByteBufAllocator)}, the 28 octets written into {@code payload}
+     * from its writer index: a buffer the caller reuses once the lower layer let go of it (it copied a small
+     * ULPDU, or sent it), so that a Read Request takes nothing from an allocator. The message takes the reference.
+     */
+    public DdpOutboundMessage readRequest(int sinkStag, long sinkTo, long size, int sourceStag, long sourceTo,
+                                          ByteBuf payload) {
+        try {
+            ReadRequestHeader.checkSize(size);
+        } catch (IllegalArgumentException e) {
+            payload.release();
+            throw e;
+        }
+        ReadRequestHeader.encode(payload, sinkStag, sinkTo, size, sourceStag, sourceTo);
+        return single(RdmapOpcode.RDMA_READ_REQUEST, payload);
+    }
+
     /** RFC 7306 Immediate Data (with SE when {@code solicited}): untagged, QN 0, 8 octets. */
     public DdpOutboundMessage immediateData(boolean solicited, long value, ByteBufAllocator alloc) {
         ByteBuf payload = alloc.buffer(ImmediateData.LENGTH);

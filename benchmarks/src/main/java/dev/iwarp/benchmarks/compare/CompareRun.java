@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks.compare;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.HdrHistogram.Histogram;
 
@@ -22,6 +23,9 @@ abstract class CompareRun implements AutoCloseable {
     final Histogram rtt = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     EventLoop clientLoop;
     EventLoop serverLoop;
+    /** Our stack's two channels once open, for {@link PerMessageCounts}; null for raw Netty. */
+    Channel clientChannel;
+    Channel serverChannel;
 
     CompareRun(CompareCase c) {
         this.c = c;

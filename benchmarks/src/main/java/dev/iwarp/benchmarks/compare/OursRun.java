@@ -116,8 +116,10 @@ final class OursRun extends CompareRun {
         });
         qp = clientStack.connect(listener.localAddress(), c.tls() ? opts.tls(Tls.CLIENT) : opts)
                 .get(10, TimeUnit.SECONDS);
-        clientLoop = qp.channel().eventLoop();
-        serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
+        clientChannel = qp.channel();
+        serverChannel = accepted.get(10, TimeUnit.SECONDS);
+        clientLoop = clientChannel.eventLoop();
+        serverLoop = serverChannel.eventLoop();
     }
 
     @Override

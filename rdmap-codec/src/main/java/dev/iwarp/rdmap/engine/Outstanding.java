@@ -1,7 +1,10 @@
 package dev.iwarp.rdmap.engine;
 
+import dev.iwarp.rdmap.ReadRequestHeader;
 import dev.iwarp.verbs.Completion;
 import dev.iwarp.verbs.SendRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * An RDMA Read or atomic awaiting its response (an ORD slot); a Read RTR has no work request. The
@@ -16,6 +19,14 @@ final class Outstanding implements StartedRequest {
     int atomicId;
     int received;
     private Completion outcome;
+    /**
+     * The octets of this slot's Read Request (RFC 5040 §4.4), written again for each Read the slot serves: a slot
+     * is reused only once its Read's response arrived, by when the lower layer has copied (a small ULPDU) or sent
+     * the request and let go of them; if it still holds them, the slot takes a new buffer. A heap buffer of our
+     * own, never from the channel's allocator: on the requester, taking and releasing one pooled buffer per Read
+     * Request was 18 % of the event loop's samples at 1 KiB Reads.
+     */
+    private ByteBuf requestOctets;
 
     /** This slot, now the given Read (atomic id 0 marks a Read). */
     Outstanding read(SendRequest wr, int sinkStag, long sinkTo, int size) {
@@ -25,6 +36,15 @@ final class Outstanding implements StartedRequest {
     /** This slot, now the given atomic: its response is 8 octets, matched by {@code id}. */
     Outstanding atomic(SendRequest wr, int id) {
         return set(wr, 0, 0, 8, id);
+    }
+
+    /** An empty buffer for this slot's Read Request, whose reference the caller takes (the message releases it). */
+    ByteBuf requestOctets() {
+        ByteBuf b = requestOctets;
+        if (b == null || b.refCnt() != 1) {
+            b = requestOctets = Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+        }
+        return b.retain().clear();
     }
 
     /** This slot, done with: it forgets its request. */

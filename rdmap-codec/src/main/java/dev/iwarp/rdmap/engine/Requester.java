@@ -187,12 +187,14 @@ final class Requester {
                 tx.enqueue(source(messages.rdmaWrite(wr.remoteStag(), wr.remoteTo(), slice(sge)), sge),
                         order.startSent(wr));
                 break;
-            case RDMA_READ:
-                outstanding.add(order.startRead(wr, sge.region().stag(), sge.to(), sge.length()));
+            case RDMA_READ: {
+                Outstanding slot = order.startRead(wr, sge.region().stag(), sge.to(), sge.length());
+                outstanding.add(slot);
                 tx.enqueue(messages.readRequest(sge.region().stag(), sge.to(), sge.length(), wr.remoteStag(),
-                        wr.remoteTo(), stream.ctx().alloc()), null);
+                        wr.remoteTo(), slot.requestOctets()), null);
                 requestHeld();
                 break;
+            }
             case IMMEDIATE_DATA:
                 tx.enqueue(messages.immediateData(wr.isSolicited(), wr.data(), stream.ctx().alloc()),
                         order.startSent(wr));
