@@ -138,7 +138,7 @@ final class TlsContexts {
         }
         return b.sslProvider(SslProvider.OPENSSL)
                 .protocols(s.protocols())
-                .trustManager(trustManagers(s, null)[0])
+                .trustManager(new OpenSslTrust((X509ExtendedTrustManager) trustManagers(s, null)[0]))
                 .endpointIdentificationAlgorithm(null) // set per engine (clientHandler), as for JSSE
                 .clientAuth(s.clientAuth() == TlsSettings.ClientAuth.REQUIRE ? ClientAuth.REQUIRE
                         : s.clientAuth() == TlsSettings.ClientAuth.OPTIONAL ? ClientAuth.OPTIONAL : ClientAuth.NONE);

@@ -50,7 +50,8 @@ public final class TlsException extends SSLException {
         return alert < 0 ? null : AlertDescription.getName((short) alert);
     }
 
-    private static short alertCode(String name) {
+    /** The code of the alert named {@code name} (RFC 8446 §6), or -1. */
+    static short alertCode(String name) {
         for (short code = 0; code < 256; code++) {
             if (name.equals(AlertDescription.getName(code))) {
                 return code;

@@ -150,16 +150,20 @@ final class TlsLifecycle extends ChannelDuplexHandler {
     static String reason(Throwable t) {
         String certificate = null;
         TlsFatalAlert sent = null;
+        String sentByOpenSsl = null;
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof TlsFatalAlertReceived) {
                 return "the peer sent TLS alert " + AlertDescription.getText(((TlsFatalAlertReceived) c).getAlertDescription());
             }
             String received = receivedAlert(c);
             if (received != null) {
-                return "the peer sent TLS alert " + received;
+                return "the peer sent TLS alert " + withCode(received);
             }
             if (c instanceof TlsFatalAlert && sent == null) {
                 sent = (TlsFatalAlert) c;
+            }
+            if (sentByOpenSsl == null) {
+                sentByOpenSsl = OpenSslTrust.alertSent(c);
             }
             if ((c instanceof CertificateException || c instanceof CertPathValidatorException) && c.getMessage() != null
                     && certificate == null) { // the outermost: ours explains the provider's
@@ -167,16 +171,26 @@ final class TlsLifecycle extends ChannelDuplexHandler {
             }
         }
         if (certificate != null) {
-            return certificate + (sent != null ? " (we sent TLS alert " + AlertDescription.getText(sent.getAlertDescription()) + ")" : "");
+            String alert = sent != null ? AlertDescription.getText(sent.getAlertDescription()) : sentByOpenSsl;
+            return certificate + (alert != null ? " (we sent TLS alert " + alert + ")" : "");
         }
         if (sent != null) {
             return "we sent TLS alert " + sent.getMessage();
         }
         String ours = sentAlert(t);
         if (ours != null) {
-            return "we sent TLS alert " + ours;
+            return "we sent TLS alert " + withCode(ours);
         }
         return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    /**
+     * An alert's name as every provider's failure reads: with its code (RFC 8446 §6, "certificate_unknown(46)"), as
+     * Bouncy Castle's own text gives it, for the names the JDK's and OpenSSL's messages carry.
+     */
+    static String withCode(String name) {
+        short code = TlsException.alertCode(name);
+        return code < 0 ? name : AlertDescription.getText(code);
     }
 
     /** The JDK's "Received fatal alert: NAME" and OpenSSL's "..._ALERT_NAME" (BoringSSL's reason for a received alert). */
