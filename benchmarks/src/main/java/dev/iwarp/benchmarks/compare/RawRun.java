@@ -45,6 +45,7 @@ final class RawRun extends CompareRun {
     private EventLoopGroup clientGroup;
     private Channel listener;
     private Channel client;
+    private Channel server;
     private ByteBuf message;
     private ByteBuf reply;
     private volatile long sinkOctets;
@@ -141,7 +142,17 @@ final class RawRun extends CompareRun {
             client.pipeline().get(io.netty.handler.ssl.SslHandler.class).handshakeFuture().sync();
         }
         clientLoop = client.eventLoop();
-        serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
+        server = accepted.get(10, TimeUnit.SECONDS);
+        serverLoop = server.eventLoop();
+    }
+
+    /** The two ends once open (for tests of which program runs). */
+    Channel client() {
+        return client;
+    }
+
+    Channel server() {
+        return server;
     }
 
     @Override

@@ -106,6 +106,15 @@ public final class RawClient {
                 warmup, warmupMax, seconds));
     }
 
+    /** The header's mode for the peer ({@link RawPeer}): S sink, R responder, W source, E echo. */
+    static char mode(String op, RawRead.Mode rawRead) {
+        return switch (op) {
+            case "write" -> 'S';
+            case "read" -> rawRead == RawRead.Mode.REQUEST_RESPONSE ? 'R' : 'W';
+            default -> 'E';
+        };
+    }
+
     /** A Read case on the request/response baseline. */
     private boolean requestResponse() {
         return op.equals("read") && rawRead == RawRead.Mode.REQUEST_RESPONSE;
@@ -124,7 +133,7 @@ public final class RawClient {
             Bootstrap b = new Bootstrap().group(group).channel(transport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high));
-            char mode = op.equals("write") ? 'S' : requestResponse() ? 'R' : op.equals("read") ? 'W' : 'E';
+            char mode = mode(op, rawRead);
             for (int i = 0; i < count; i++) {
                 Conn c = new Conn();
                 connections.add(c);
