@@ -1,6 +1,7 @@
 package dev.iwarp.benchmarks.compare.process;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,7 +14,7 @@ import java.util.function.BooleanSupplier;
  * sends a fixed {@value #REQUEST}-octet request naming a length, as an RDMA Read Request names its RDMA Read
  * Message Size (RFC 5040 §4.4: Sink STag, Sink Tagged Offset, RDMA Read Message Size, Source STag, Source Tagged
  * Offset: 28 octets); the responder answers each with that many octets, a retained duplicate of one pooled direct
- * buffer (no copy). At most {@code depth} requests are outstanding (the case's ORD, RFC 5040 §6.6); the requester
+ * buffer (no copy). At most {@code depth} requests are outstanding (the case's ORD, RFC 5040 §5.2); the requester
  * sends the next request as each response completes, one flush per read batch. The other baseline,
  * {@link Mode#STREAM}, is the one-way bulk stream of the Write cases run the other way.
  */
@@ -47,9 +48,12 @@ public final class RawRead {
         }
     }
 
-    /** One request naming {@code length} octets, the other fields zero; the requester sends retained duplicates. */
+    /**
+     * One request naming {@code length} octets, the other fields zero, in a pooled direct buffer: the requester
+     * sends retained duplicates of it, which the pool recycles (an unpooled buffer's duplicate is a new object).
+     */
     public static ByteBuf request(int length) {
-        ByteBuf b = Unpooled.directBuffer(REQUEST).writeZero(REQUEST);
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(REQUEST).writeZero(REQUEST);
         return b.setInt(LENGTH_OFFSET, length);
     }
 
