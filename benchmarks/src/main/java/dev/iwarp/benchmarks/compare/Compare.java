@@ -74,8 +74,8 @@ public final class Compare implements Callable<Integer> {
     static volatile dev.iwarp.bootstrap.tls.TlsProvider tlsProviderChosen;
     @Option(names = "--raw-read", paramLabel = "request-response|stream", description = "The raw Netty program of "
             + "the Read cases: 'request-response' (the default: 28-octet requests, at most the case's ORD outstanding, "
-            + "each answered with the octets it names, as RDMA Reads are) or 'stream' (the peer writes while "
-            + "writable, no round trip: the Write program turned round).")
+            + "each answered with the octets it names, as RDMA Reads are) or 'stream' (bulk writes while writable, "
+            + "no round trip: the Write cases' program).")
     String rawRead = RawRead.Mode.REQUEST_RESPONSE.cliName();
     @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
             + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
@@ -199,7 +199,7 @@ public final class Compare implements Callable<Integer> {
     String rawReadLine() {
         return "raw Read baseline: " + rawReadMode.cliName() + (rawReadMode == RawRead.Mode.REQUEST_RESPONSE
                 ? " (28-octet requests, at most the case's ORD outstanding, each answered with its octets)"
-                : " (the peer writes while writable, no round trip)");
+                : " (bulk writes while writable, no round trip)");
     }
 
     /** The JSON document with the raw Read baseline named first ({@code "rawRead"}). */

@@ -29,9 +29,12 @@ public final class RawRead {
 
     /** Which raw program a Read case runs ({@code compare --raw-read}). */
     public enum Mode {
-        /** The peer writes while writable and the reader counts octets: no round trip. */
+        /**
+         * Bulk writes while writable, the reading side counting octets: no round trip (one JVM: the Write program
+         * itself; two processes: the peer writes to the client).
+         */
         STREAM,
-        /** Requests of {@value #REQUEST} octets, at most depth outstanding, each answered with the length named. */
+        /** 28-octet requests, at most depth outstanding, each answered with the length it names. */
         REQUEST_RESPONSE;
 
         public String cliName() {

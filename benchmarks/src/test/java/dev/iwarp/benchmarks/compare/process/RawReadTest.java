@@ -28,7 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The raw request/response Read: at most depth requests outstanding, exactly the octets asked for, one flush per read batch. */
+/**
+ * The raw request/response Read: at most depth requests outstanding, exactly the octets asked for, one flush per
+ * read batch.
+ */
 class RawReadTest {
     /** Counts flushes reaching the channel. */
     private static final class Flushes extends ChannelOutboundHandlerAdapter {
