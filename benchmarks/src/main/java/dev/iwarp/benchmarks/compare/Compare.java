@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks.compare;
 
+import dev.iwarp.benchmarks.compare.process.RawRead;
 import dev.iwarp.bootstrap.Transport;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
@@ -71,6 +72,11 @@ public final class Compare implements Callable<Integer> {
     dev.iwarp.bootstrap.tls.TlsProvider tlsProvider;
     /** {@link #tlsProvider}, for {@link RawTls} (and so {@link OursRun}) to read when first used. */
     static volatile dev.iwarp.bootstrap.tls.TlsProvider tlsProviderChosen;
+    @Option(names = "--raw-read", paramLabel = "request-response|stream", description = "The raw Netty program of "
+            + "the Read cases: 'request-response' (the default: 28-octet requests, at most the case's ORD outstanding, "
+            + "each answered with the octets it names, as RDMA Reads are) or 'stream' (bulk writes while writable, "
+            + "no round trip: the Write cases' program).")
+    String rawRead = RawRead.Mode.REQUEST_RESPONSE.cliName();
     @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
             + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
     Path htmlOut;
@@ -120,6 +126,12 @@ public final class Compare implements Callable<Integer> {
             }
             tlsProviderChosen = tlsProvider;
         }
+        try {
+            rawReadMode = RawRead.Mode.parse(rawRead);
+        } catch (IllegalArgumentException e) {
+            System.err.println("compare: " + e.getMessage());
+            return 2;
+        }
         PrintStream out = System.out;
         if (connections.stream().anyMatch(n -> n < 1 || n > ProcessCompare.MAX_CONNECTIONS)) {
             System.err.println("compare: --connections must be 1.." + ProcessCompare.MAX_CONNECTIONS);
@@ -138,6 +150,7 @@ public final class Compare implements Callable<Integer> {
             out.printf("compare: %d round(s) of %.1f s warm-up + %.1f s per side, load average %s%n",
                     rounds, warmup, seconds, loadBefore);
             out.printf("compare: the TLS cases run on TLS provider %s on both sides%n", RawTls.PROVIDER);
+            out.println(rawReadLine());
         }
         for (CompareCase c : CompareCase.all(ts)) {
             if (!only.isEmpty() && only.stream().noneMatch(s -> c.name().contains(s))) {
@@ -147,7 +160,7 @@ public final class Compare implements Callable<Integer> {
             for (int i = 0; i < rounds; i++) {
                 Sample ours = run(new OursRun(c));
                 r.oursLatency.add(lastLatency);
-                Sample raw = run(new RawRun(c));
+                Sample raw = run(new RawRun(c, rawReadMode));
                 r.rawLatency.add(lastLatency);
                 r.add(ours, raw);
                 if (!json) {
@@ -160,7 +173,7 @@ public final class Compare implements Callable<Integer> {
             }
         }
         String loadAfter = loadAverage();
-        String doc = CompareReport.json(results, rounds, warmup, seconds, loadBefore, loadAfter);
+        String doc = withRawRead(CompareReport.json(results, rounds, warmup, seconds, loadBefore, loadAfter));
         if (jsonOut != null) {
             Files.writeString(jsonOut, doc + System.lineSeparator());
         }
@@ -177,6 +190,21 @@ public final class Compare implements Callable<Integer> {
             out.printf("load average before %s, after %s%n", loadBefore, loadAfter);
         }
         return results.stream().anyMatch(CompareReport.CaseResult::failed) ? 1 : 0;
+    }
+
+    /** {@link #rawRead}, parsed. */
+    RawRead.Mode rawReadMode = RawRead.Mode.REQUEST_RESPONSE;
+
+    /** The report header's line naming the raw Read baseline. */
+    String rawReadLine() {
+        return "raw Read baseline: " + rawReadMode.cliName() + (rawReadMode == RawRead.Mode.REQUEST_RESPONSE
+                ? " (28-octet requests, at most the case's ORD outstanding, each answered with its octets)"
+                : " (bulk writes while writable, no round trip)");
+    }
+
+    /** The JSON document with the raw Read baseline named first ({@code "rawRead"}). */
+    String withRawRead(String doc) {
+        return "{\"rawRead\":\"" + rawReadMode.cliName() + "\"," + doc.substring(1);
     }
 
     private Sample run(CompareRun run) {

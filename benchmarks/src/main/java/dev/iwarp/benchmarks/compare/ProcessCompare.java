@@ -3,6 +3,7 @@ package dev.iwarp.benchmarks.compare;
 import dev.iwarp.benchmarks.compare.Compare.Sample;
 import dev.iwarp.benchmarks.compare.process.RawClient;
 import dev.iwarp.benchmarks.compare.process.RawPeer;
+import dev.iwarp.benchmarks.compare.process.RawRead;
 import dev.iwarp.bootstrap.Transport;
 
 import java.io.BufferedReader;
@@ -45,6 +46,8 @@ final class ProcessCompare {
     private final int[] stableAsked = new int[2];
     private final PrintStream out;
     private final List<Process> servers = new ArrayList<>();
+    /** The raw program of the Read cases ({@code compare --raw-read}). */
+    RawRead.Mode rawRead = RawRead.Mode.REQUEST_RESPONSE;
 
     static final double STABLE = -1;
 
@@ -171,7 +174,7 @@ final class ProcessCompare {
         return sample(List.of(java, "-cp", classPath, RawClient.class.getName(), "--port", String.valueOf(port),
                 "--transport", c.transport().cliName(), "--case", c.op().name().toLowerCase(Locale.ROOT),
                 "--size", String.valueOf(c.size()), "--depth", String.valueOf(c.depth()),
-                "--connections", String.valueOf(c.connections()),
+                "--connections", String.valueOf(c.connections()), "--raw-read", rawRead.cliName(),
                 "--warmup", warmup == STABLE ? "stable" : String.valueOf(warmup), "--warmup-max",
                 String.valueOf(warmupMax), "--seconds", String.valueOf(seconds)), 1, c.connections());
     }

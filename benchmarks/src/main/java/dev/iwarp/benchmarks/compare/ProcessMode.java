@@ -19,6 +19,7 @@ final class ProcessMode {
         String machine = Compare.cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores, Java "
                 + System.getProperty("java.version");
         ProcessCompare pc = new ProcessCompare(o.serveJar, o.processWarmup, o.warmupMax, o.seconds, out);
+        pc.rawRead = o.rawReadMode;
         if (!o.json) {
             out.printf(Locale.ROOT, "compare --processes: %d round(s) of %s + %.1f s per side, every "
                     + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, pc.warmupRule(), o.seconds,
@@ -29,6 +30,7 @@ final class ProcessMode {
                 out.println("every case on " + o.connections + " connection(s) at once, both sides; rates are "
                         + "aggregates, depth is per connection");
             }
+            out.println(o.rawReadLine());
             out.println("cpu and alloc per message per process (c/s = client/server process, all threads)");
         }
         Thread cleanup = new Thread(pc::stopServers, "compare-cleanup");
@@ -78,6 +80,7 @@ final class ProcessMode {
         String loadAfter = Compare.loadAverage();
         String doc = CompareReport.json(results, o.rounds, o.processWarmup.equals("stable") ? o.warmupMax
                 : Double.parseDouble(o.processWarmup), o.seconds, loadBefore, loadAfter);
+        doc = o.withRawRead(doc);
         doc = "{\"mode\":\"processes\",\"warmup\":\"" + pc.warmupRule() + "\",\"machine\":\""
                 + machine.replace("\"", "'") + "\"," + doc.substring(1);
         if (o.jsonOut != null) {

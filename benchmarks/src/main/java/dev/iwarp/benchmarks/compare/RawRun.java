@@ -1,5 +1,6 @@
 package dev.iwarp.benchmarks.compare;
 
+import dev.iwarp.benchmarks.compare.process.RawRead;
 import dev.iwarp.bootstrap.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -25,10 +26,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The raw Netty baselines, same loops and transport as {@link OursRun}:
  * <ul>
- *   <li>WRITE/READ: bulk writes of one pooled direct buffer of {@code size} octets (a retained
- *       duplicate each time: no copy) to a sink that releases what it reads, while the channel is
- *       writable (high water mark = depth x size, the octets our stack may have outstanding); a
- *       message counts when its last octet reaches the sink.</li>
+ *   <li>WRITE (and READ with {@link RawRead.Mode#STREAM}): bulk writes of one pooled direct buffer of
+ *       {@code size} octets (a retained duplicate each time: no copy) to a sink that releases what it reads,
+ *       while the channel is writable (high water mark = depth x size, the octets our stack may have
+ *       outstanding); a message counts when its last octet reaches the sink.</li>
+ *   <li>READ ({@link RawRead.Mode#REQUEST_RESPONSE}, the default): the client sends 28-octet requests, at most
+ *       depth (the case's ORD) outstanding, and the server answers each with {@code size} octets of one pooled
+ *       direct buffer ({@link RawRead}); a message counts when its response's last octet reaches the client.</li>
  *   <li>PINGPONG: 4-octet length-prefixed frames echoed, {@code writeAndFlush} each.</li>
  *   <li>PIPELINE: length-prefixed frames with the same credit scheme as ours; ordinary flush
  *       coalescing (one flush per batch written, one per read batch).</li>
@@ -41,20 +45,36 @@ final class RawRun extends CompareRun {
     private EventLoopGroup clientGroup;
     private Channel listener;
     private Channel client;
+    private Channel server;
     private ByteBuf message;
     private ByteBuf reply;
     private volatile long sinkOctets;
     private long sentAt;
     private long sent;
     private long credited;
+    private final RawRead.Mode rawRead;
+    private RawRead.Requester requester;
 
     RawRun(CompareCase c) {
+        this(c, RawRead.Mode.REQUEST_RESPONSE);
+    }
+
+    RawRun(CompareCase c, RawRead.Mode rawRead) {
         super(c);
+        this.rawRead = rawRead;
     }
 
     @Override
     long messages() {
+        if (requestResponse()) {
+            return requester.completed();
+        }
         return c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ ? sinkOctets / c.size() : messages;
+    }
+
+    /** A Read case on the request/response baseline. */
+    private boolean requestResponse() {
+        return c.op() == CompareCase.Op.READ && rawRead == RawRead.Mode.REQUEST_RESPONSE;
     }
 
     private boolean framed() {
@@ -90,7 +110,11 @@ final class RawRun extends CompareRun {
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
                         }
-                        ch.pipeline().addLast(new ServerHandler());
+                        if (requestResponse()) {
+                            ch.pipeline().addLast(new RawRead.Responder(reply.retain()), new Failures());
+                        } else {
+                            ch.pipeline().addLast(new ServerHandler());
+                        }
                         accepted.complete(ch);
                     }
                 }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
@@ -106,20 +130,37 @@ final class RawRun extends CompareRun {
                         if (framed()) {
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
                         }
-                        ch.pipeline().addLast(new ClientHandler());
+                        if (requestResponse()) {
+                            requester = new RawRead.Requester(c.size(), c.depth(), () -> stopped);
+                            ch.pipeline().addLast(requester, new Failures());
+                        } else {
+                            ch.pipeline().addLast(new ClientHandler());
+                        }
                     }
                 }).connect(listener.localAddress()).sync().channel();
         if (c.tls()) { // traffic starts after the handshake, as ours does
             client.pipeline().get(io.netty.handler.ssl.SslHandler.class).handshakeFuture().sync();
         }
         clientLoop = client.eventLoop();
-        serverLoop = accepted.get(10, TimeUnit.SECONDS).eventLoop();
+        server = accepted.get(10, TimeUnit.SECONDS);
+        serverLoop = server.eventLoop();
+    }
+
+    /** The two ends once open (for tests of which program runs). */
+    Channel client() {
+        return client;
+    }
+
+    Channel server() {
+        return server;
     }
 
     @Override
     void start() {
         clientLoop.execute(() -> {
-            if (c.op() == CompareCase.Op.PINGPONG) {
+            if (requestResponse()) {
+                requester.start();
+            } else if (c.op() == CompareCase.Op.PINGPONG) {
                 sentAt = System.nanoTime();
                 client.writeAndFlush(message.retainedDuplicate());
             } else {
@@ -176,6 +217,15 @@ final class RawRun extends CompareRun {
             }
         }
 
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(cause);
+            ctx.close();
+        }
+    }
+
+    /** After the request/response handlers: what fails ends the run. */
+    private final class Failures extends ChannelInboundHandlerAdapter {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             fail(cause);

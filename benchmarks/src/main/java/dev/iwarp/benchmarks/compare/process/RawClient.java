@@ -38,14 +38,18 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code write}: bulk writes of one pooled direct buffer (retained duplicates) while writable, high water
  *       mark depth x size and at least 1 MiB; a message counts when its last octet reached the peer's sink (the
  *       peer's count, read with its cost line);</li>
- *   <li>{@code read}: the peer writes, this side releases what it reads and counts it;</li>
+ *   <li>{@code read}, {@code --raw-read request-response} (the default): 28-octet requests, at most depth
+ *       outstanding, each answered by the peer with size octets; a message counts when its response's last octet
+ *       arrived ({@link RawRead});</li>
+ *   <li>{@code read}, {@code --raw-read stream}: the peer writes while writable, this side releases what it reads
+ *       and counts it;</li>
  *   <li>{@code pingpong} / {@code pipeline}: 4-octet length-prefixed frames echoed, at most depth not yet echoed
  *       (ping-pong: depth 1), latency from write to echo.</li>
  * </ul>
  * Warm-up for {@code --warmup} seconds (or {@code stable}: until the rate holds, at most {@code --warmup-max}
  * seconds, {@link StableRate}), then {@code --seconds} measured, bracketed by two cost questions to the peer; prints
  * one JSON line with bench's field names. Usage: {@code RawClient --port N --transport T --case C --size N --depth N
- * --warmup S|stable [--warmup-max S] --seconds S [--connections N]}.
+ * --warmup S|stable [--warmup-max S] --seconds S [--connections N] [--raw-read request-response|stream]}.
  */
 public final class RawClient {
     /** bench's event loops for its connections: one per connection, at most two (iwarp-server's BenchCommand). */
@@ -54,13 +58,15 @@ public final class RawClient {
     private final String op;
     private final int size;
     private final int depth;
+    private final RawRead.Mode rawRead;
     private final List<Conn> connections = new ArrayList<>();
     private volatile boolean stopped;
 
-    private RawClient(String op, int size, int depth) {
+    private RawClient(String op, int size, int depth, RawRead.Mode rawRead) {
         this.op = op;
         this.size = size;
         this.depth = op.equals("pingpong") ? 1 : depth;
+        this.rawRead = rawRead;
     }
 
     public static void main(String[] args) throws Exception {
@@ -74,6 +80,7 @@ public final class RawClient {
         double warmupMax = 10;
         double seconds = 2;
         int connections = 1;
+        RawRead.Mode rawRead = RawRead.Mode.REQUEST_RESPONSE;
         for (int i = 0; i < args.length; i++) {
             String v = args[++i];
             switch (args[i - 1]) {
@@ -87,6 +94,7 @@ public final class RawClient {
                 case "--warmup-max" -> warmupMax = Double.parseDouble(v);
                 case "--seconds" -> seconds = Double.parseDouble(v);
                 case "--connections" -> connections = Integer.parseInt(v);
+                case "--raw-read" -> rawRead = RawRead.Mode.parse(v);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i - 1]);
             }
         }
@@ -94,8 +102,22 @@ public final class RawClient {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
                 .setThreadAllocatedMemoryEnabled(true);
-        System.out.println(new RawClient(op, size, depth).run(new InetSocketAddress(host, port), transport, connections,
+        System.out.println(new RawClient(op, size, depth, rawRead).run(new InetSocketAddress(host, port), transport, connections,
                 warmup, warmupMax, seconds));
+    }
+
+    /** The header's mode for the peer ({@link RawPeer}): S sink, R responder, W source, E echo. */
+    static char mode(String op, RawRead.Mode rawRead) {
+        return switch (op) {
+            case "write" -> 'S';
+            case "read" -> rawRead == RawRead.Mode.REQUEST_RESPONSE ? 'R' : 'W';
+            default -> 'E';
+        };
+    }
+
+    /** A Read case on the request/response baseline. */
+    private boolean requestResponse() {
+        return op.equals("read") && rawRead == RawRead.Mode.REQUEST_RESPONSE;
     }
 
     private boolean framed() {
@@ -111,7 +133,7 @@ public final class RawClient {
             Bootstrap b = new Bootstrap().group(group).channel(transport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high));
-            char mode = op.equals("write") ? 'S' : op.equals("read") ? 'W' : 'E';
+            char mode = mode(op, rawRead);
             for (int i = 0; i < count; i++) {
                 Conn c = new Conn();
                 connections.add(c);
@@ -207,7 +229,7 @@ public final class RawClient {
         }
         long n = 0;
         for (Conn c : connections) {
-            n += op.equals("read") ? c.receivedOctets / size : c.messages;
+            n += requestResponse() ? c.requester.completed() : op.equals("read") ? c.receivedOctets / size : c.messages;
         }
         return n;
     }
@@ -243,6 +265,7 @@ public final class RawClient {
         long sentIndex;
         long echoedIndex;
         Channel channel;
+        RawRead.Requester requester; // request/response Reads
         ByteBuf message; // each connection its own, as each of bench's has its own source buffer
 
         void open(Bootstrap b, InetSocketAddress peer, char mode) throws InterruptedException {
@@ -255,6 +278,11 @@ public final class RawClient {
             channel = b.clone().handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    if (requestResponse()) {
+                        requester = new RawRead.Requester(size, depth, () -> stopped);
+                        ch.pipeline().addLast(requester);
+                        return;
+                    }
                     if (framed()) {
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 4));
                     }
@@ -267,6 +295,10 @@ public final class RawClient {
 
         /** On the event loop. */
         void start() {
+            if (requestResponse()) {
+                requester.start();
+                return;
+            }
             if (op.equals("read")) {
                 return; // the peer writes
             }

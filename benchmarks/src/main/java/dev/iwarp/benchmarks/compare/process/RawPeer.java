@@ -28,7 +28,11 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@code S} sink: reads and releases; counts the octets (what the raw Write case measures);</li>
  *   <li>{@code W} source: writes a pooled direct buffer of the size (a retained duplicate, no copy) while the
- *       channel is writable, high water mark depth x size and at least 1 MiB (the raw Read case);</li>
+ *       channel is writable, high water mark depth x size and at least 1 MiB (the raw Read case, {@code --raw-read
+ *       stream});</li>
+ *   <li>{@code R} responder: answers each 28-octet request with the octets it names, at most the size, from one
+ *       pooled direct buffer (retained duplicates, no copy), one flush per read batch (the raw Read case,
+ *       {@code --raw-read request-response}, {@link RawRead});</li>
  *   <li>{@code E} echo: 4-octet length-prefixed frames, each written back, one flush per read batch;</li>
  *   <li>{@code C} cost: answers one text line "CPU-nanoseconds allocated-octets sunk-octets" and closes.</li>
  * </ul>
@@ -92,6 +96,8 @@ public final class RawPeer {
                     ctx.pipeline().addAfter(ctx.name(), "frames", new LengthFieldBasedFrameDecoder(1 << 24, 0, 4, 0, 0));
                     ctx.pipeline().replace(this, "echo", new Echo());
                 }
+                case 'R' -> ctx.pipeline().replace(this, "responder", new RawRead.Responder(
+                        PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size)));
                 case 'W' -> {
                     ctx.pipeline().replace(this, "source", new Source(size, depth));
                     in.release();
