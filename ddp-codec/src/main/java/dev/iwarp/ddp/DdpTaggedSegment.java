@@ -84,6 +84,10 @@ public final class DdpTaggedSegment extends DefaultByteBufHolder implements DdpS
 
     /** The 14 header octets (RFC 5041 §4.2): control octet, RsvdULP, STag, TO. */
     static void writeHeader(ByteBuf out, int control, int rsvdUlp, int stag, long to) {
+        if (HeaderOctets.fits(out, HEADER_LENGTH)) { // per segment sent: one pass, not a checked call per field
+            HeaderOctets.tagged(out, control, rsvdUlp, stag, to);
+            return;
+        }
         out.writeByte(control);
         out.writeByte(rsvdUlp);
         out.writeInt(stag);

@@ -108,6 +108,10 @@ public final class DdpUntaggedSegment extends DefaultByteBufHolder implements Dd
 
     /** The 18 header octets (RFC 5041 §4.3): control octet, RsvdULP, RsvdULP2, QN, MSN, MO. */
     static void writeHeader(ByteBuf out, int control, int rsvdUlp, int rsvdUlp2, int qn, int msn, int mo) {
+        if (HeaderOctets.fits(out, HEADER_LENGTH)) { // per segment sent: one pass, not a checked call per field
+            HeaderOctets.untagged(out, control, rsvdUlp, rsvdUlp2, qn, msn, mo);
+            return;
+        }
         out.writeByte(control);
         out.writeByte(rsvdUlp);
         out.writeInt(rsvdUlp2);

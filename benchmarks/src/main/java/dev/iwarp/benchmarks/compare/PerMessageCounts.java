@@ -65,24 +65,28 @@ public final class PerMessageCounts {
             long serverId = CompareRun.threadOf(run.serverLoop).getId();
             run.start();
             Thread.sleep(1000);
+            // perf counts from its "enable" to its "disable": the messages and the pipeline counters are read
+            // inside the same window (perf's own start-up, under load, took a tenth of a second or more of it)
+            Perf perf = Perf.start(clientTid + "," + serverTid, seconds);
             long[] cc0 = snapshot(run.clientLoop, clientCounter);
             long[] sc0 = snapshot(run.serverLoop, serverCounter);
             long m0 = run.messages();
             long cpuC0 = THREADS.getThreadCpuTime(clientId);
             long cpuS0 = THREADS.getThreadCpuTime(serverId);
-            Map<String, Map<String, Long>> perf = perf(clientTid + "," + serverTid, seconds);
+            Thread.sleep((long) (seconds * 1000));
             long m1 = run.messages();
             long cpuC1 = THREADS.getThreadCpuTime(clientId);
             long cpuS1 = THREADS.getThreadCpuTime(serverId);
             long[] cc1 = snapshot(run.clientLoop, clientCounter);
             long[] sc1 = snapshot(run.serverLoop, serverCounter);
+            Map<String, Map<String, Long>> syscalls = perf.stop();
             run.stopped = true;
             double n = m1 - m0;
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                     "%s %,d messages, CPU us per message client/server %.2f/%.2f%s%n", side, (long) n,
                     (cpuC1 - cpuC0) / 1e3 / n, (cpuS1 - cpuS0) / 1e3 / n, run.failure != null ? " FAILED " + run.failure : ""));
-            line(sb, "client", perf.get(clientTid), cc0, cc1, n);
-            line(sb, "server", perf.get(serverTid), sc0, sc1, n);
+            line(sb, "client", syscalls.get(clientTid), cc0, cc1, n);
+            line(sb, "server", syscalls.get(serverTid), sc0, sc1, n);
             System.out.print(sb);
         }
     }
@@ -123,35 +127,86 @@ public final class PerMessageCounts {
         return c == null ? null : loop.submit(c::values).get(10, TimeUnit.SECONDS);
     }
 
-    /** {@code perf stat} on the threads {@code tids} for {@code seconds}: per thread id, per system call, the count. */
-    private static Map<String, Map<String, Long>> perf(String tids, double seconds) throws Exception {
-        StringBuilder events = new StringBuilder("context-switches");
-        for (String s : SYSCALLS) {
-            events.append(",syscalls:sys_enter_").append(s);
+    /**
+     * {@code perf stat} on some threads, counting only between {@link #start} and {@link #stop}: started disabled
+     * ({@code -D -1}) and switched through its control FIFOs, each switch acknowledged before it returns.
+     */
+    private static final class Perf {
+        private final Process process;
+        private final Path dir;
+        private final java.io.OutputStream control;
+        private final java.io.InputStream ack;
+
+        private Perf(Process process, Path dir, java.io.OutputStream control, java.io.InputStream ack) {
+            this.process = process;
+            this.dir = dir;
+            this.control = control;
+            this.ack = ack;
         }
-        Process p = new ProcessBuilder("perf", "stat", "-x,", "--per-thread", "-t", tids, "-e", events.toString(),
-                "--", "sleep", String.valueOf(seconds)).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor();
-        Map<String, Map<String, Long>> byTid = new LinkedHashMap<>();
-        for (String l : out.split("\n")) {
-            String[] f = l.split(",");
-            if (f.length < 4 || f[0].lastIndexOf('-') < 0) {
-                continue;
+
+        /** Starts perf on the threads {@code tids} and returns once it counts. */
+        static Perf start(String tids, double seconds) throws Exception {
+            StringBuilder events = new StringBuilder("context-switches");
+            for (String s : SYSCALLS) {
+                events.append(",syscalls:sys_enter_").append(s);
             }
-            String tid = f[0].substring(f[0].lastIndexOf('-') + 1).trim();
-            long v;
-            try {
-                v = Long.parseLong(f[1].trim());
-            } catch (NumberFormatException e) {
-                continue;
+            Path dir = Files.createTempDirectory("per-message-counts");
+            Path ctl = dir.resolve("ctl");
+            Path ack = dir.resolve("ack");
+            for (Path fifo : new Path[] {ctl, ack}) {
+                if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() != 0) {
+                    throw new IllegalStateException("mkfifo " + fifo + " failed");
+                }
             }
-            byTid.computeIfAbsent(tid, k -> new LinkedHashMap<>()).put(f[3].replace("syscalls:sys_enter_", ""), v);
+            // the workload outlives the window; perf exits with it, counting nothing after "disable"
+            Process p = new ProcessBuilder("perf", "stat", "-x,", "--per-thread", "-t", tids, "-e", events.toString(),
+                    "-D", "-1", "--control", "fifo:" + ctl + "," + ack, "--", "sleep",
+                    String.valueOf((long) Math.ceil(seconds) + 3)).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            Perf perf = new Perf(p, dir, Files.newOutputStream(ctl), Files.newInputStream(ack));
+            perf.command("enable");
+            return perf;
         }
-        if (byTid.isEmpty()) {
-            System.out.println("perf: " + out.trim());
+
+        private void command(String c) throws java.io.IOException {
+            control.write((c + "\n").getBytes(StandardCharsets.US_ASCII));
+            control.flush();
+            byte[] b = new byte[5]; // "ack\n\0"
+            if (ack.read(b) <= 0) {
+                throw new java.io.IOException("perf did not acknowledge " + c);
+            }
         }
-        return byTid;
+
+        /** Stops counting; per thread id, per system call, the count. */
+        Map<String, Map<String, Long>> stop() throws Exception {
+            command("disable");
+            control.close();
+            ack.close();
+            String out = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor();
+            Files.deleteIfExists(dir.resolve("ctl"));
+            Files.deleteIfExists(dir.resolve("ack"));
+            Files.deleteIfExists(dir);
+            Map<String, Map<String, Long>> byTid = new LinkedHashMap<>();
+            for (String l : out.split("\n")) {
+                String[] f = l.split(",");
+                if (f.length < 4 || f[0].lastIndexOf('-') < 0) {
+                    continue;
+                }
+                String tid = f[0].substring(f[0].lastIndexOf('-') + 1).trim();
+                long v;
+                try {
+                    v = Long.parseLong(f[1].trim());
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                byTid.computeIfAbsent(tid, k -> new LinkedHashMap<>()).put(f[3].replace("syscalls:sys_enter_", ""), v);
+            }
+            if (byTid.isEmpty()) {
+                System.out.println("perf: " + out.trim());
+            }
+            return byTid;
+        }
     }
 
     /** What passes the head of a pipeline: outbound entries, real promises, octets, flushes, reads, read batches. */
