@@ -4,7 +4,7 @@ inclusive (any frame) shares of the top methods, per thread whose name matches a
 import re, sys, subprocess, collections
 path, pat = sys.argv[1], re.compile(sys.argv[2] if len(sys.argv) > 2 else '.')
 top = int(sys.argv[3]) if len(sys.argv) > 3 else 25
-text = subprocess.run(['jfr', 'print', '--events', 'jdk.ExecutionSample', path], capture_output=True, text=True).stdout
+text = subprocess.run(['jfr', 'print', '--stack-depth', '64', '--events', 'jdk.ExecutionSample', path], capture_output=True, text=True).stdout
 threads = collections.defaultdict(lambda: [0, collections.Counter(), collections.Counter()])
 for ev in text.split('jdk.ExecutionSample {')[1:]:
     m = re.search(r'sampledThread = "([^"]*)"', ev)

@@ -77,6 +77,10 @@ public final class Compare implements Callable<Integer> {
             + "each answered with the octets it names, as RDMA Reads are) or 'stream' (bulk writes while writable, "
             + "no round trip: the Write cases' program).")
     String rawRead = RawRead.Mode.REQUEST_RESPONSE.cliName();
+    @Option(names = "--ours-water-marks", paramLabel = "default|raw", description = "Write-buffer water marks of "
+            + "our stack's connections (one-JVM mode): 'default' (the stack's defaults, as a user gets them) or 'raw' "
+            + "(the raw writer's: high mark depth x size, at least 1 MiB), to tell buffering from the stack's cost.")
+    String oursWaterMarks = "default";
     @Option(names = "--html", paramLabel = "FILE", description = "Also write FILE: one self-contained HTML page "
             + "(inline SVG, nothing fetched) with bar charts of ours and raw per transport and latency percentile plots.")
     Path htmlOut;
@@ -132,6 +136,10 @@ public final class Compare implements Callable<Integer> {
             System.err.println("compare: " + e.getMessage());
             return 2;
         }
+        if (!oursWaterMarks.equals("default") && !oursWaterMarks.equals("raw")) {
+            System.err.println("compare: --ours-water-marks must be default or raw: " + oursWaterMarks);
+            return 2;
+        }
         PrintStream out = System.out;
         if (connections.stream().anyMatch(n -> n < 1 || n > ProcessCompare.MAX_CONNECTIONS)) {
             System.err.println("compare: --connections must be 1.." + ProcessCompare.MAX_CONNECTIONS);
@@ -139,6 +147,11 @@ public final class Compare implements Callable<Integer> {
         }
         if (!processes && !connections.equals(List.of(1))) {
             System.err.println("compare: --connections is for --processes (the one-JVM mode runs one connection)");
+            return 2;
+        }
+        if (processes && oursWaterMarks.equals("raw")) {
+            System.err.println("compare: --ours-water-marks raw is for the one-JVM mode (bench and serve run on the "
+                    + "stack's defaults)");
             return 2;
         }
         if (processes) {
@@ -151,6 +164,9 @@ public final class Compare implements Callable<Integer> {
                     rounds, warmup, seconds, loadBefore);
             out.printf("compare: the TLS cases run on TLS provider %s on both sides%n", RawTls.PROVIDER);
             out.println(rawReadLine());
+            if (oursWaterMarks.equals("raw")) {
+                out.println("ours' water marks: the raw writer's (high mark depth x size, at least 1 MiB)");
+            }
         }
         for (CompareCase c : CompareCase.all(ts)) {
             if (!only.isEmpty() && only.stream().noneMatch(s -> c.name().contains(s))) {
@@ -158,7 +174,7 @@ public final class Compare implements Callable<Integer> {
             }
             CompareReport.CaseResult r = new CompareReport.CaseResult(c);
             for (int i = 0; i < rounds; i++) {
-                Sample ours = run(new OursRun(c));
+                Sample ours = run(new OursRun(c, oursWaterMarks.equals("raw")));
                 r.oursLatency.add(lastLatency);
                 Sample raw = run(new RawRun(c, rawReadMode));
                 r.rawLatency.add(lastLatency);

@@ -56,15 +56,28 @@ final class OursRun extends CompareRun {
     private long credited;
     private int sinceCredit;
 
+    /** The raw writer's water marks instead of the stack's defaults ({@code compare --ours-water-marks raw}). */
+    private final boolean rawWaterMarks;
+
     OursRun(CompareCase c) {
+        this(c, false);
+    }
+
+    OursRun(CompareCase c, boolean rawWaterMarks) {
         super(c);
+        this.rawWaterMarks = rawWaterMarks;
+    }
+
+    private IwarpStack stack() {
+        IwarpStack.Builder b = IwarpStack.builder().transport(c.transport()).threads(1);
+        return (rawWaterMarks ? b.writeBufferWaterMark(RawRun.waterMark(c)) : b).build();
     }
 
     @Override
     void open() throws Exception {
-        // the stack's default write-buffer water marks, as a user gets them
-        serverStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
-        clientStack = IwarpStack.builder().transport(c.transport()).threads(1).build();
+        // the stack's default write-buffer water marks, as a user gets them, unless asked for the raw writer's
+        serverStack = stack();
+        clientStack = stack();
         int slots = c.op() == CompareCase.Op.PIPELINE ? 2 * c.depth() : RECV_SLOTS;
         int memory = c.op() == CompareCase.Op.WRITE || c.op() == CompareCase.Op.READ ? c.size() : c.size() * slots;
         serverMemory = PooledByteBufAllocator.DEFAULT.directBuffer(memory, memory).writeZero(memory);
