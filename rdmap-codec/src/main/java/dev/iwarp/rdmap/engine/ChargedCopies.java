@@ -1,5 +1,6 @@
 package dev.iwarp.rdmap.engine;
 
+import dev.iwarp.ddp.FreeList;
 import dev.iwarp.ddp.MemoryAccount;
 import dev.iwarp.rdmap.RdmapError;
 import dev.iwarp.rdmap.TerminateCause;
@@ -7,7 +8,6 @@ import dev.iwarp.verbs.MemoryBudget;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 
 import java.util.concurrent.Executor;
 
@@ -22,8 +22,21 @@ import java.util.concurrent.Executor;
  * account refuses it, the copy is still made (uncharged: at most what the transmit loop writes before the next
  * task, bounded by the high-water mark) and the stream ends right after with Terminate 0/0/0xFF (RFC 5040 §7.2
  * Local Catastrophic Error), as every budget refusal does; the other peers go on. Event loop only.
+ *
+ * <p>A charged copy is a {@link ChargedCopy}: its charge is given back at its last release, whoever makes it (a slice
+ * the MPA framer took of it shares its reference count), and the object is then kept for the next copy, so that a
+ * stream serving Reads makes no object per segment once warm (the copy's memory comes from the channel's allocator).
  */
 final class ChargedCopies extends AbstractByteBufAllocator {
+    /**
+     * Released copies kept for reuse at most: 16 Read Responses of four segments each in flight at once (serve's
+     * default IRD, 64 KiB at a 16 KiB MULPDU); a deeper queue makes one object per copy beyond, as before. An idle
+     * stream keeps at most these small objects (no copy memory: that goes back to the allocator at each release).
+     */
+    static final int MAX_KEPT = 64;
+    private final FreeList<ChargedCopy> free = new FreeList<>(MAX_KEPT);
+    /** The thread copies are made on (the stream's event loop): only a release there keeps the object. */
+    private volatile Thread thread;
     private final StreamLifecycle lifecycle;
     private final Executor eventLoop;
     private final ByteBufAllocator alloc;
@@ -55,9 +68,15 @@ final class ChargedCopies extends AbstractByteBufAllocator {
                 ? a.tryReserve(initialCapacity, MemoryBudget.Use.READ_RESPONSE_COPIES)
                 : account.tryReserve(initialCapacity);
         if (charged) {
-            // the composite spans the copy's readable octets: all of them, then it is empty for the caller to fill
-            copy.writerIndex(copy.capacity());
-            return new Charged(alloc, copy, account, initialCapacity).clear();
+            Thread t = Thread.currentThread();
+            if (thread != t) {
+                thread = t;
+            }
+            ChargedCopy c = free.poll();
+            if (c == null) {
+                c = new ChargedCopy(this);
+            }
+            return c.wrap(copy, account, initialCapacity);
         }
         if (!refused) {
             refused = true;
@@ -80,21 +99,10 @@ final class ChargedCopies extends AbstractByteBufAllocator {
         return alloc.isDirectBufferPooled();
     }
 
-    /** One charged copy: gives its octets back to the account when freed. */
-    private static final class Charged extends CompositeByteBuf {
-        private final MemoryAccount account;
-        private final int octets;
-
-        Charged(ByteBufAllocator alloc, ByteBuf copy, MemoryAccount account, int octets) {
-            super(alloc, true, 1, copy);
-            this.account = account;
-            this.octets = octets;
-        }
-
-        @Override
-        protected void deallocate() {
-            super.deallocate();
-            account.release(octets);
+    /** {@code c}'s last reference was released (its charge given back): kept, when that happened on the loop. */
+    void released(ChargedCopy c) {
+        if (Thread.currentThread() == thread) {
+            free.offer(c);
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.iwarp.verbs.RecvRequest;
 import dev.iwarp.verbs.RdmaDevice;
 import dev.iwarp.verbs.QueuePair;
 import dev.iwarp.verbs.ProtectionDomain;
+import dev.iwarp.verbs.MemoryBudget;
 import dev.iwarp.verbs.MemoryRegion;
 import dev.iwarp.verbs.CompletionQueue;
 import dev.iwarp.ddp.DdpTaggedSegment;
@@ -65,7 +66,9 @@ class EngineAllocationTest {
 
     private ResourceLeakDetector.Level level;
     private final RdmaDevice device = new RdmaDevice();
-    private final ProtectionDomain pd = device.allocPd();
+    private ProtectionDomain pd = device.allocPd();
+    /** Whether the lower layer digests payloads (MPA CRC): each Read Response segment then carries a copy. */
+    private boolean crc;
     private final CompletionQueue sendCq = new CompletionQueue();
     private final CompletionQueue recvCq = new CompletionQueue();
     private final Below below = new Below();
@@ -107,7 +110,7 @@ class EngineAllocationTest {
         // a batch writes a whole echo before its flush: no writability round in between
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(4 * SIZE, 8 * SIZE));
         LlpParameters p = LlpParameters.builder("fake", LlpRole.RESPONDER, below, "allocation test")
-                .ird(DEPTH).ord(DEPTH).build();
+                .ird(DEPTH).ord(DEPTH).digestsPayload(crc).build();
         ch.pipeline().fireUserEventTriggered(LlpStartupEvent.success(p, below));
         ch.runPendingTasks();
         receiver = below.receiver;
@@ -154,6 +157,22 @@ class EngineAllocationTest {
     void readsAnsweredFromUnpooledMemoryAllocateNothing() {
         double perRead = onEventLoopThread(() -> readsAnswered(new UnpooledByteBufAllocator(true, true)));
         assertTrue(perRead <= LIMIT, perRead + " octets allocated per 64 KiB Read answered");
+    }
+
+    /**
+     * serve's case: CRC on and a memory budget, so each segment of a response carries its own copy of the source
+     * (RFC 5044 §4.4), charged to the peer until its last release: no object per copy once warm, and every charge
+     * given back once the copies were written.
+     */
+    @Test
+    void readsAnsweredWithCrcUnderABudgetAllocateNothing() {
+        MemoryBudget budget = MemoryBudget.of(1L << 30);
+        device.setMemoryBudget(budget);
+        pd = device.allocPd();
+        crc = true;
+        double perRead = onEventLoopThread(() -> readsAnswered(PooledByteBufAllocator.DEFAULT));
+        assertTrue(perRead <= LIMIT, perRead + " octets allocated per 64 KiB Read answered with copies");
+        assertEquals(0, budget.committed(), "every copy's charge given back: " + budget);
     }
 
     /**
