@@ -43,6 +43,11 @@ final class FpduWriter {
 
     private final boolean crc;
     private final boolean markersTx;
+    /**
+     * Whether each FPDU is traced: asked once, when the connection's framer is made (a logger's level check per
+     * FPDU asks the logging backend's filters each time).
+     */
+    private final boolean trace = LOG.isTraceEnabled();
     private int mulpdu;
     /** Whether {@link #mulpdu} follows the connection's EMSS (none was configured). */
     private boolean followEmss;
@@ -320,7 +325,7 @@ final class FpduWriter {
 
     /** The FPDU that started at stream offset {@code fpduStart} and ends at {@code txPos}. */
     private void trace(ChannelHandlerContext ctx, int fpduStart, int length) {
-        if (LOG.isTraceEnabled()) {
+        if (trace) {
             LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
                     Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
         }
