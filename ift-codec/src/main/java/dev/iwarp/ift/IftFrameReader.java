@@ -49,6 +49,8 @@ final class IftFrameReader {
     }
 
     private final int rxVTag;
+    /** Whether each frame is traced: asked once, when the connection's framer is made (not per frame). */
+    private final boolean trace = LOG.isTraceEnabled();
     private final boolean rxHeaderCrcPresent;
     private final boolean rxPayloadCrcPresent;
     private final boolean rxHeaderCrcChecked;
@@ -331,7 +333,7 @@ final class IftFrameReader {
 
     /** Counts the current frame as received. */
     private void passed(ChannelHandlerContext ctx) {
-        if (LOG.isTraceEnabled()) {
+        if (trace) {
             LOG.trace("{} rx IFT frame #{} header_size {} payload_size {}", ctx.channel(), framesReceived + 1,
                     headerSize, payloadSize);
         }

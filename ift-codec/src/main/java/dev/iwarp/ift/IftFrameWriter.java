@@ -27,6 +27,8 @@ final class IftFrameWriter {
     private static final Logger LOG = LoggerFactory.getLogger(IftFramer.class);
 
     private final int txVTag;
+    /** Whether each frame is traced: asked once, when the connection's framer is made (not per frame). */
+    private final boolean trace = LOG.isTraceEnabled();
     private final boolean txHeaderCrc;
     private final boolean txPayloadCrc;
     private final IftHeaderLength headerLength;
@@ -77,7 +79,7 @@ final class IftFrameWriter {
             txCrc.update(scratch, 0, covered);
             head.writeIntLE((int) txCrc.getValue());
         }
-        if (LOG.isTraceEnabled()) {
+        if (trace) {
             LOG.trace("{} tx IFT frame header_size {} payload_size {}", ctx.channel(), hs, ps);
         }
         if (ps == 0) {

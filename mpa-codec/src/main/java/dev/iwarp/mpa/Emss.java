@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Finds the EMSS (largest TCP payload per segment) of a connection for the MULPDU formula of
@@ -20,6 +21,8 @@ import java.net.SocketException;
  */
 final class Emss {
     private static final boolean EPOLL_PRESENT = present("io.netty.channel.epoll.EpollSocketChannel");
+    /** TCP_INFO readings (getsockopt calls) made so far in this JVM, by every connection. */
+    private static final AtomicLong TCP_INFO_READS = new AtomicLong();
 
     private Emss() {
     }
@@ -42,6 +45,11 @@ final class Emss {
      */
     static int current(Channel channel) {
         return EPOLL_PRESENT ? EpollMss.of(channel) : -1;
+    }
+
+    /** TCP_INFO readings (getsockopt calls) made so far in this JVM: a count for tests. */
+    static long tcpInfoReads() {
+        return TCP_INFO_READS.get();
     }
 
     /** IPv4 20 or IPv6 40 octets, TCP 20, and the 12-octet timestamp option Linux sends by default. */
@@ -85,6 +93,7 @@ final class Emss {
         static int of(Channel channel) {
             if (channel instanceof io.netty.channel.epoll.EpollSocketChannel && channel.isActive()) {
                 try {
+                    TCP_INFO_READS.incrementAndGet();
                     return (int) ((io.netty.channel.epoll.EpollSocketChannel) channel).tcpInfo(INFO.get()).sndMss();
                 } catch (RuntimeException e) {
                     return -1;

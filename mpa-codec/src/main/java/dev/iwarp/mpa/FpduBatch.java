@@ -1,11 +1,9 @@
 package dev.iwarp.mpa;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.concurrent.PromiseNotifier;
 
 import java.util.Arrays;
 
@@ -46,6 +44,8 @@ final class FpduBatch {
     /** The real promises of the FPDUs in {@link #buf}, in order; at most one per FPDU, so bounded by the batch. */
     private ChannelPromise[] promises = new ChannelPromise[4];
     private int promiseCount;
+    /** Completes the promises of the batches written with more than one (one listener for all of them). */
+    private final BatchPromises written = new BatchPromises();
 
     /**
      * Appends an FPDU of {@code length} octets from {@code fpdu} followed by the CRC field {@code crcField}
@@ -84,7 +84,10 @@ final class FpduBatch {
         }
     }
 
-    /** One promise for the whole batch: void, its one FPDU's, or one that completes each FPDU's in order. */
+    /**
+     * One promise for the whole batch: void, its one FPDU's, or one whose completion completes each FPDU's in order
+     * ({@link BatchPromises}).
+     */
     private ChannelPromise batchPromise(ChannelHandlerContext ctx) {
         int n = promiseCount;
         if (n == 0) {
@@ -97,10 +100,9 @@ final class FpduBatch {
             p[0] = null;
             return only;
         }
-        ChannelPromise[] each = Arrays.copyOf(p, n);
-        Arrays.fill(p, 0, n, null);
         ChannelPromise all = ctx.newPromise();
-        all.addListener(new PromiseNotifier<Void, ChannelFuture>(false, each));
+        written.add(all, p, n);
+        all.addListener(written);
         return all;
     }
 

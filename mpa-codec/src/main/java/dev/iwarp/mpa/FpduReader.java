@@ -46,6 +46,8 @@ final class FpduReader {
 
     private final boolean crc;
     private final boolean markersRx;
+    /** Whether each FPDU is traced: asked once, when the connection's framer is made (not per FPDU). */
+    private final boolean trace = LOG.isTraceEnabled();
     private final int maxUlpduLength;
     private final CRC32C rxCrc = new CRC32C();
     /** CRC input over direct memory through one reused NIO view (no view per FPDU). */
@@ -278,7 +280,7 @@ final class FpduReader {
 
     /** Counts an FPDU of {@code wireLength} octets as received. */
     private void passed(ChannelHandlerContext ctx, int wireLength) {
-        if (LOG.isTraceEnabled()) {
+        if (trace) {
             LOG.trace("{} rx FPDU #{} offset {} ULPDU_Length {} wire {}", ctx.channel(), fpdusReceived + 1,
                     Integer.toUnsignedLong(rxPos), fpduUlpduLength, wireLength);
         }

@@ -36,18 +36,29 @@ final class FpduWriter {
     /** Calls of {@link MpaFramer#mulpdu()} between two readings of the connection's EMSS, at the fewest. */
     static final int EMSS_CHECK_INTERVAL = 64;
     /**
-     * Nanoseconds between two readings of the EMSS, at the fewest: each is a {@code getsockopt} (3 % of the
-     * sending loop's samples at 2 million 1 KiB Writes a second, when it ran every 64 calls).
+     * Nanoseconds between two readings of the EMSS, at the fewest, after a reading that changed the MULPDU: each is
+     * a {@code getsockopt} (3 % of the sending loop's samples at 2 million 1 KiB Writes a second, when it ran every
+     * 64 calls; 9 % of a loaded bench's loop Java samples at one per 5 ms). Each reading that finds the MULPDU unchanged
+     * doubles the interval, up to {@link #EMSS_CHECK_MAX_NANOS}: a new loopback connection's MSS grows with the
+     * peer's window in its first milliseconds and is followed closely; a settled one is read once a second.
      */
     static final long EMSS_CHECK_NANOS = 5_000_000;
+    /** Nanoseconds between two readings of an EMSS that stopped changing (RFC 5044 §4.5: a path MTU change). */
+    static final long EMSS_CHECK_MAX_NANOS = 1_000_000_000;
 
     private final boolean crc;
     private final boolean markersTx;
+    /**
+     * Whether each FPDU is traced: asked once, when the connection's framer is made (a logger's level check per
+     * FPDU asks the logging backend's filters each time).
+     */
+    private final boolean trace = LOG.isTraceEnabled();
     private int mulpdu;
     /** Whether {@link #mulpdu} follows the connection's EMSS (none was configured). */
     private boolean followEmss;
     private int callsUntilEmssCheck;
     private long lastEmssCheck = System.nanoTime();
+    private long emssCheckNanos = EMSS_CHECK_NANOS;
     private final CRC32C txCrc = new CRC32C();
     /** CRC input over direct memory through one reused NIO view (no view per FPDU). */
     private final Crc32cFeed txFeed = new Crc32cFeed();
@@ -76,12 +87,12 @@ final class FpduWriter {
         if (followEmss && --callsUntilEmssCheck < 0) {
             callsUntilEmssCheck = EMSS_CHECK_INTERVAL;
             long now = System.nanoTime();
-            if (now - lastEmssCheck >= EMSS_CHECK_NANOS) {
+            if (now - lastEmssCheck >= emssCheckNanos) {
                 lastEmssCheck = now;
                 int emss = ctx == null ? -1 : Emss.current(ctx.channel());
-                if (emss > 0) {
-                    mulpdu = MpaFramer.mulpdu(emss, markersTx);
-                }
+                int m = emss > 0 ? MpaFramer.mulpdu(emss, markersTx) : mulpdu;
+                emssCheckNanos = m != mulpdu ? EMSS_CHECK_NANOS : Math.min(2 * emssCheckNanos, EMSS_CHECK_MAX_NANOS);
+                mulpdu = m;
             }
         }
         return mulpdu;
@@ -320,7 +331,7 @@ final class FpduWriter {
 
     /** The FPDU that started at stream offset {@code fpduStart} and ends at {@code txPos}. */
     private void trace(ChannelHandlerContext ctx, int fpduStart, int length) {
-        if (LOG.isTraceEnabled()) {
+        if (trace) {
             LOG.trace("{} tx FPDU offset {} ULPDU_Length {} wire {}", ctx.channel(),
                     Integer.toUnsignedLong(fpduStart), length, txPos - fpduStart);
         }

@@ -241,18 +241,54 @@ class MpaLoopbackTest {
             assertNotNull(got, "echo timed out");
             got.release();
         }
-        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(FpduWriter.EMSS_CHECK_NANOS) + 1); // its time since the last reading
-        int[] now = c.channel.eventLoop().submit(() -> {
-            int m = 0;
-            for (int i = 0; i <= FpduWriter.EMSS_CHECK_INTERVAL; i++) {
-                m = framer.mulpdu();
-            }
-            return new int[] {m, (int) ((EpollSocketChannel) c.channel).tcpInfo().sndMss()};
-        }).get(10, TimeUnit.SECONDS);
+        // the framer reads the EMSS again after its interval (longer while the readings found it unchanged)
+        long end = System.nanoTime() + 2 * FpduWriter.EMSS_CHECK_MAX_NANOS + TimeUnit.SECONDS.toNanos(10);
+        int[] now;
+        do {
+            Thread.sleep(5);
+            now = c.channel.eventLoop().submit(() -> {
+                int m = 0;
+                for (int i = 0; i <= FpduWriter.EMSS_CHECK_INTERVAL; i++) {
+                    m = framer.mulpdu();
+                }
+                return new int[] {m, (int) ((EpollSocketChannel) c.channel).tcpInfo().sndMss()};
+            }).get(10, TimeUnit.SECONDS);
+        } while (now[0] != MpaFramer.mulpdu(now[1], false) && System.nanoTime() < end);
         assertEquals(MpaFramer.mulpdu(now[1], false), now[0], "MULPDU for snd_mss " + now[1]);
         // this kernel raised the MSS: the MULPDU moved with it (32762 -> 64768 on Linux 6.x loopback)
         Assumptions.assumeTrue(now[0] != atStartup, "the MSS did not change here: " + now[1]);
         assertTrue(now[0] > atStartup, atStartup + " -> " + now[0]);
+    }
+
+    /**
+     * A settled connection's EMSS is read rarely (each reading a getsockopt): every reading that finds the MULPDU
+     * unchanged doubles the interval to the next, up to {@link FpduWriter#EMSS_CHECK_MAX_NANOS}. Counted as TCP_INFO
+     * readings during 300 ms of MULPDU queries on the event loop (one per 5 ms before: 60).
+     */
+    @Test
+    void aSettledEmssIsReadRarely() throws Exception {
+        Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll not available here");
+        InetSocketAddress addr = startEchoResponder(true, MpaSettings.builder().crc(false).build());
+        Client c = connect(true, addr, MpaSettings.builder().crc(true).build());
+        assertNotNull(c.mpa.startupFuture().await().getNow());
+        MpaFramer framer = c.channel.pipeline().get(MpaFramer.class);
+        long[] r = c.channel.eventLoop().submit(() -> {
+            long reads = Emss.tcpInfoReads();
+            long start = System.nanoTime();
+            long calls = 0;
+            while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(300)) {
+                framer.mulpdu();
+                calls++;
+            }
+            return new long[] {Emss.tcpInfoReads() - reads, System.nanoTime() - start, calls};
+        }).get(30, TimeUnit.SECONDS);
+        long reads = r[0];
+        long elapsed = r[1];
+        // doubling from 5 ms: log2(1 + elapsed / 5 ms) readings, one a second once at the cap, and two for a change
+        long bound = 2 + (64 - Long.numberOfLeadingZeros(1 + elapsed / FpduWriter.EMSS_CHECK_NANOS))
+                + elapsed / FpduWriter.EMSS_CHECK_MAX_NANOS;
+        assertTrue(reads <= bound, reads + " TCP_INFO readings for " + r[2] + " MULPDU queries in "
+                + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms; at most " + bound);
     }
 
     @Test

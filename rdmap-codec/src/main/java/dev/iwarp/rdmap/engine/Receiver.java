@@ -41,8 +41,18 @@ final class Receiver implements UlpduReceiver, Placement.Target {
     private RegionViews views;
     /** The untagged segment being received. */
     private final InboundUntagged untagged = new InboundUntagged();
-    /** The DDP header of the tagged segment being placed, for a Terminate that quotes it. */
+    /**
+     * The DDP header of the segment being placed, for a Terminate that quotes it (RFC 5040 §7.2): written out
+     * only when a Terminate is built ({@link #quotedHeader}), from the fields below and, for a Send, from
+     * {@link #untagged}; no copy of each header the framing hands over.
+     */
     private final ByteBuf header = Unpooled.wrappedBuffer(new byte[DdpUntaggedSegment.HEADER_LENGTH]);
+    /** The control octet and RsvdULP (RDMAP's control) octet of the segment being placed (RFC 5041 §4.2, §4.3). */
+    private int headerControl;
+    private int headerRsvdUlp;
+    /** STag and TO of the tagged segment being placed (RFC 5041 §4.2). */
+    private int headerStag;
+    private long headerTo;
     /** The tagged segment being placed: its destination, opcode, L bit and length. */
     private TaggedBuffer target;
     private RdmapOpcode op;
@@ -78,11 +88,14 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         if ((control & DdpSegment.FLAG_TAGGED) == 0) {
             return onUntaggedHeader(ulpdu, at, control, payloadLength);
         }
-        header.clear().writeBytes(ulpdu, at, DdpTaggedSegment.HEADER_LENGTH);
+        int stag = DdpTaggedSegment.stag(ulpdu, at);
+        long to = DdpTaggedSegment.to(ulpdu, at);
+        headerControl = control;
+        headerRsvdUlp = ulpdu.getUnsignedByte(at + 1);
+        headerStag = stag;
+        headerTo = to;
         try {
-            op = stream.messages().receiveTagged(control & DdpSegment.VERSION_MASK, ulpdu.getUnsignedByte(at + 1));
-            int stag = DdpTaggedSegment.stag(ulpdu, at);
-            long to = DdpTaggedSegment.to(ulpdu, at);
+            op = stream.messages().receiveTagged(control & DdpSegment.VERSION_MASK, headerRsvdUlp);
             last = (control & DdpSegment.FLAG_LAST) != 0;
             length = payloadLength;
             if (stream.observer() != RdmaObserver.NONE) {
@@ -99,7 +112,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         } catch (RuntimeException | OutOfMemoryError e) {
             // the Terminate quotes the whole segment: its DDP Segment Length counts the payload too (RFC 5040 §4.7),
             // so the ULPDU itself while the framing still holds it whole, else its header
-            failed(e, ulpdu.readableBytes() >= headerLength + payloadLength ? ulpdu : header, null);
+            failed(e, ulpdu.readableBytes() >= headerLength + payloadLength ? ulpdu : quotedHeader(), null);
             return placement.discard();
         }
     }
@@ -124,7 +137,8 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             deliveredOp = sendOp;
             return placement.deliver();
         }
-        header.clear().writeBytes(ulpdu, at, DdpUntaggedSegment.HEADER_LENGTH);
+        headerControl = control; // the rest of its header is in untagged (acceptsSend read it)
+        headerRsvdUlp = untagged.rsvdUlp;
         op = sendOp;
         last = untagged.last;
         length = payloadLength;
@@ -147,7 +161,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             placeFailed = true;
-            failed(e, header, null);
+            failed(e, quotedHeader(), null);
         }
     }
 
@@ -169,7 +183,7 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         try {
             placed();
         } catch (RuntimeException | OutOfMemoryError e) {
-            failed(e, header, null);
+            failed(e, quotedHeader(), null);
         }
     }
 
@@ -238,6 +252,15 @@ final class Receiver implements UlpduReceiver, Placement.Target {
         } else {
             throw (Error) t; // the heap: nothing here can recover from it (serve then ends the process)
         }
+    }
+
+    /** The DDP header of the segment being placed, as it arrived: for a Terminate that quotes it. */
+    private ByteBuf quotedHeader() {
+        ByteBuf h = header.clear().writeByte(headerControl).writeByte(headerRsvdUlp);
+        if ((headerControl & DdpSegment.FLAG_TAGGED) != 0) {
+            return h.writeInt(headerStag).writeLong(headerTo); // RFC 5041 §4.2
+        }
+        return h.writeInt(untagged.rsvdUlp2).writeInt(untagged.qn).writeInt(untagged.msn).writeInt(untagged.mo); // §4.3
     }
 
     /** Whether {@code e} says direct memory ran out (Netty's own limit or the JDK's), not the heap. */
