@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -62,6 +65,11 @@ public final class ViProvider implements AutoCloseable {
     /** The last failed peer-to-peer attempt of each pending connect, reported as the cause of a final timeout. */
     private final java.util.concurrent.ConcurrentHashMap<CompletableFuture<VitcpConnection>, Throwable>
             lastAttemptFailure = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Connects whose next attempt waits on the loops' timer: {@link #close()} fails them, as the loops' shutdown
+     * drops the task.
+     */
+    private final Set<Pending> retrying = ConcurrentHashMap.newKeySet();
 
     public ViProvider() {
         this(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true);
@@ -304,7 +312,7 @@ public final class ViProvider implements AutoCloseable {
             log.debug("VI/TCP attempt {} to {} failed ({}); re-establishing in {} ms", p.attempts, remote, reason,
                     pause);
             p.pauseMillis = Math.min(MAX_RETRY_MILLIS, pause * 2);
-            group.schedule(() -> attempt(p), pause, TimeUnit.MILLISECONDS);
+            scheduleRetry(p, pause, e);
         } else if (retry) {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
@@ -313,6 +321,31 @@ public final class ViProvider implements AutoCloseable {
         } else {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(e);
+        }
+    }
+
+    /** The next attempt of {@code p} in {@code pauseMillis}, or its failure if the provider closes meanwhile. */
+    private void scheduleRetry(Pending p, long pauseMillis, Throwable lastFailure) {
+        retrying.add(p);
+        try {
+            group.schedule(() -> {
+                if (retrying.remove(p)) {
+                    attempt(p);
+                }
+            }, pauseMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            failRetry(p, lastFailure); // the loops are shutting down
+        }
+        if (closed) { // close() may have looked for waiting retries before this one was added
+            failRetry(p, lastFailure);
+        }
+    }
+
+    /** Fails {@code p}, waiting for its next attempt, unless that attempt started or it was failed already. */
+    private void failRetry(Pending p, Throwable lastFailure) {
+        if (retrying.remove(p)) {
+            Throwable last = lastAttemptFailure.remove(p.result);
+            failClosed(p, last != null ? last : lastFailure);
         }
     }
 
@@ -335,11 +368,14 @@ public final class ViProvider implements AutoCloseable {
      * Closes every listening socket and connection this provider made (their VIs end, outstanding descriptors
      * complete FLUSHED) and waits until their handlers released what they held (payload destinations in registered
      * memory, queued segments), so that regions deregistered afterwards give their memory back; a connect still
-     * under way fails. Then shuts down the event loops if the provider made them (a caller's group stays up).
+     * under way fails, one waiting to retry too. Then shuts down the event loops if the provider made them (a caller's group stays up).
      */
     @Override
     public void close() {
         closed = true;
+        for (Pending p : retrying) {
+            failRetry(p, null);
+        }
         open.closeAll(CLOSE_MILLIS);
         if (ownGroup) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
