@@ -69,7 +69,10 @@ public final class ViProvider implements AutoCloseable {
      * Connects whose next attempt waits on the loops' timer: {@link #close()} fails them, as the loops' shutdown
      * drops the task.
      */
-    private final Set<Pending> retrying = ConcurrentHashMap.newKeySet();
+    private final Set<PendingConnect> retrying = ConcurrentHashMap.newKeySet();
+    /** Peer-to-peer connects waiting for the peer's ConnectRequest, by the peer they wait for: failed by close(). */
+    private final ConcurrentHashMap<CompletableFuture<VitcpConnection>, InetSocketAddress> waiting =
+            new ConcurrentHashMap<>();
 
     public ViProvider() {
         this(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true);
@@ -186,52 +189,35 @@ public final class ViProvider implements AutoCloseable {
                 }
             });
         }));
-        group.schedule(() -> {
-            if (!result.isDone()) {
-                closeQuietly(registration.get());
-                result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
-                        "no peer-to-peer ConnectRequest from " + remote));
-            }
-        }, timeoutNanos, TimeUnit.NANOSECONDS);
-        return result;
-    }
-
-    /** One pending VipConnectRequest (or peer-to-peer establishment) and its attempts so far. */
-    private static final class Pending {
-        final ViEndpoint endpoint;
-        final InetSocketAddress bind;
-        final InetSocketAddress remote;
-        final byte[] localDisc;
-        final byte[] remoteDisc;
-        final boolean p2p;
-        final long deadline;
-        final CompletableFuture<VitcpConnection> result;
-        final java.util.function.Consumer<? super Channel> channelHook;
-        int attempts;
-        long pauseMillis = RETRY_MILLIS;
-
-        Pending(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
-                byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
-                java.util.function.Consumer<? super Channel> channelHook) {
-            this.endpoint = endpoint;
-            this.bind = bind;
-            this.remote = remote;
-            this.localDisc = localDisc;
-            this.remoteDisc = remoteDisc;
-            this.p2p = p2p;
-            this.deadline = deadline;
-            this.result = result;
-            this.channelHook = channelHook;
+        waiting.put(result, remote);
+        result.whenComplete((c, e) -> {
+            waiting.remove(result);
+            closeQuietly(registration.get());
+        });
+        try {
+            group.schedule(() -> {
+                if (!result.isDone()) {
+                    result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
+                            "no peer-to-peer ConnectRequest from " + remote));
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            failWaiting(result); // the loops are shutting down
         }
+        if (closed) { // close() may have looked for waiting connects before this one was added
+            failWaiting(result);
+        }
+        return result;
     }
 
     private void attempt(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
                          byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
                          java.util.function.Consumer<? super Channel> channelHook) {
-        attempt(new Pending(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result, channelHook));
+        attempt(new PendingConnect(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result,
+                channelHook));
     }
 
-    private void attempt(Pending p) {
+    private void attempt(PendingConnect p) {
         CompletableFuture<VitcpConnection> result = p.result;
         if (closed) {
             failClosed(p, lastAttemptFailure.remove(result));
@@ -280,7 +266,7 @@ public final class ViProvider implements AutoCloseable {
         });
     }
 
-    private void retryOrFail(Pending p, Throwable failure) {
+    private void retryOrFail(PendingConnect p, Throwable failure) {
         CompletableFuture<VitcpConnection> result = p.result;
         InetSocketAddress remote = p.remote;
         Throwable e = failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
@@ -325,7 +311,7 @@ public final class ViProvider implements AutoCloseable {
     }
 
     /** The next attempt of {@code p} in {@code pauseMillis}, or its failure if the provider closes meanwhile. */
-    private void scheduleRetry(Pending p, long pauseMillis, Throwable lastFailure) {
+    private void scheduleRetry(PendingConnect p, long pauseMillis, Throwable lastFailure) {
         retrying.add(p);
         try {
             group.schedule(() -> {
@@ -342,14 +328,23 @@ public final class ViProvider implements AutoCloseable {
     }
 
     /** Fails {@code p}, waiting for its next attempt, unless that attempt started or it was failed already. */
-    private void failRetry(Pending p, Throwable lastFailure) {
+    private void failRetry(PendingConnect p, Throwable lastFailure) {
         if (retrying.remove(p)) {
             Throwable last = lastAttemptFailure.remove(p.result);
             failClosed(p, last != null ? last : lastFailure);
         }
     }
 
-    private static void failClosed(Pending p, Throwable cause) {
+    /** Fails {@code result}, a peer-to-peer connect waiting for the peer's ConnectRequest, unless it completed. */
+    private void failWaiting(CompletableFuture<VitcpConnection> result) {
+        InetSocketAddress remote = waiting.remove(result);
+        if (remote != null) {
+            result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
+                    "the VI provider was closed while waiting for a peer-to-peer ConnectRequest from " + remote));
+        }
+    }
+
+    private static void failClosed(PendingConnect p, Throwable cause) {
         p.result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
                 "the VI provider was closed while connecting to " + p.remote, cause));
     }
@@ -373,8 +368,11 @@ public final class ViProvider implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (Pending p : retrying) {
+        for (PendingConnect p : retrying) {
             failRetry(p, null);
+        }
+        for (CompletableFuture<VitcpConnection> result : waiting.keySet()) {
+            failWaiting(result);
         }
         open.closeAll(CLOSE_MILLIS);
         if (ownGroup) {

@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What is left to do once {@link ViProvider#close()} stopped the event loops it made: a connect waiting to
- * re-establish (draft-dicecco-vitcp-01 §4.2) ends with an error rather than never, and closing a listener is a no-op.
+ * re-establish (draft-dicecco-vitcp-01 §4.2) or for its peer-to-peer partner's ConnectRequest (§4) ends with an error
+ * rather than never, and closing a listener is a no-op.
  */
 class ViProviderClosedLoopsTest {
     /** The liveness bound of every wait: a condition that takes longer is a failure, whatever the machine's load. */
@@ -82,6 +83,24 @@ class ViProviderClosedLoopsTest {
             providerLog.setLevel(level);
             serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /** The passive end of a peer-to-peer connect (draft §4) waits for the peer's ConnectRequest on its listener. */
+    @Test
+    void aPeerToPeerConnectWaitingForThePeerFailsWhenTheProviderCloses() throws Exception {
+        VitcpConfig cfg = VitcpConfig.builder().connectTimeout(Duration.ofSeconds(120)).build();
+        ViProvider provider = new ViProvider();
+        ViListener listener = provider.listen(new InetSocketAddress("127.0.0.1", 0), cfg);
+        ViEndpoint a = new ViEndpoint(new ViProtectionDomain(), new ViCompletionQueue(), new ViCompletionQueue(), cfg);
+        // a peer at a higher address connects: this end only waits (nothing listens there, nothing is sent there)
+        InetSocketAddress peer = new InetSocketAddress("127.0.0.2", listener.localAddress().getPort());
+        CompletableFuture<VitcpConnection> connect = provider.connectPeer(a, listener, peer, SERVER, CLIENT);
+        provider.close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> connect.get(WAIT_SECONDS, TimeUnit.SECONDS), "the connect never completed");
+        VitcpConnectException ce = assertInstanceOf(VitcpConnectException.class, e.getCause());
+        assertEquals(VitcpConnectException.Reason.CONNECTION_CLOSED, ce.reason());
+        assertTrue(ce.getMessage().contains("the VI provider was closed while waiting for"), ce.getMessage());
     }
 
     @Test
