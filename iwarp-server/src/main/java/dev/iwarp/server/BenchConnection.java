@@ -18,20 +18,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
+import static dev.iwarp.server.BenchWrIds.KIND_CHECK;
+import static dev.iwarp.server.BenchWrIds.KIND_HELLO;
+import static dev.iwarp.server.BenchWrIds.KIND_MAIN;
+import static dev.iwarp.server.BenchWrIds.KIND_RECV;
+import static dev.iwarp.server.BenchWrIds.KIND_SETUP;
+import static dev.iwarp.server.BenchWrIds.kindOf;
+import static dev.iwarp.server.BenchWrIds.slotOf;
+import static dev.iwarp.server.BenchWrIds.wr;
+
 /**
  * One connection of {@code bench}, driven like perftest: every completion callback (on the connection's event
  * loop) records the finished iteration and posts the next, keeping {@code depth} iterations in flight; no thread
  * blocks per completion. An iteration is one Write, Read or Send (its echo); with verify, a Write and a Read of the
  * same slot of the target region (the Write's data read back, or the Read's data written first), checked octet
  * for octet against {@link BenchPattern}. Completions of a connection's send queue arrive in posting order
- * (RFC 5040 §5.5; VI work queues), and so do its receives.
+ * (RFC 5040 §5.5; VI work queues), and so do its receives. Its work-request ids: {@link BenchWrIds}.
  */
 final class BenchConnection implements WireCompletionListener {
-    private static final int KIND_MAIN = 0;
-    private static final int KIND_SETUP = 1;
-    private static final int KIND_CHECK = 2;
-    private static final int KIND_RECV = 3;
-    private static final int KIND_HELLO = 4;
     /** Most octets of local buffers per connection for slots (verify, Sends): bounds depth x size. */
     static final long MAX_BUFFER = 64L << 20;
 
@@ -260,24 +264,6 @@ final class BenchConnection implements WireCompletionListener {
     /** The slot a main request's offsets depend on (verify and Sends), else 0: what its wrId carries. */
     private long wrSlot(long it) {
         return s.verify() || s.op() == Bench.Op.send ? it % slots : 0;
-    }
-
-    /**
-     * A work request's id: the slot in the low half, the kind in the high one. The wire keeps the requests it made
-     * by wrId in a table indexed by the low octet (the high half folded in): slots that differ there never evict
-     * each other's request, where slot-then-kind ids 8 apart put slots 32 apart on one entry and made a new
-     * request at every post of a ring 64 deep.
-     */
-    private static long wr(long slot, int kind) {
-        return (long) kind << 32 | slot;
-    }
-
-    private static int kindOf(long wrId) {
-        return (int) (wrId >>> 32);
-    }
-
-    private static long slotOf(long wrId) {
-        return wrId & 0xffff_ffffL;
     }
 
     @Override

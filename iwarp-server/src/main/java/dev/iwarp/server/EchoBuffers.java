@@ -12,7 +12,11 @@ import io.netty.buffer.ByteBufAllocator;
  * next Send as soon as it holds the echo, and a transport may report the echo's completion after that Send arrived
  * (io_uring does), while the echo's source must stay as it is until that completion (verbs: a Send's buffer is the
  * consumer's again only then). A Send finding no receive would get DDP's Terminate (invalid MSN, no buffer
- * available, RFC 5041 §7.2). Both are registered on demand: memory only while a Send is placed in them.
+ * available, RFC 5041 §7.2). Both are registered on demand: over iWARP memory only while a Send is placed in them,
+ * drawn from the connection's memory account (serve's budget, which counts the second in {@link
+ * ServerMemory#perConnection}); over VI/TCP, which has neither on-demand memory nor an account, each holds its 64 KiB
+ * from its registration (the second from the first echo) until {@link #release}, outside the budget as every VI/TCP
+ * session buffer is.
  *
  * <p>Runs on the connection's event loop, as the session's completions do; {@link #release} and
  * {@link #isAllocated} from any thread.

@@ -49,8 +49,6 @@ public final class RpingSession implements WireCompletionListener {
     private static final long WR_BENCH_ANSWER = 6;
     private static final long WR_COST_ANSWER = 7;
 
-    /** The go-ahead's 16 zero octets and their region: made at the first go-ahead (an idle connection holds none). */
-    private ByteBuf goAheadMemory;
     /**
      * Receives advertisements and echo payloads; larger than 16 so any Send up to 64 KiB can be echoed. A second
      * buffer from the first plain echo on: the receive is posted into it before the echo leaves.
@@ -61,16 +59,12 @@ public final class RpingSession implements WireCompletionListener {
      * advertisement (an idle connection holds no registration for it), null until then and once released.
      */
     private WireRegion rdma;
-    private WireRegion goAhead;
+    /** The go-ahead and bench's answers: made at the first of each (an idle connection holds none). */
+    private final SessionReplies replies;
     private final WireDomain domain;
     private final ByteBufAllocator alloc;
     /** After a bench hello that granted receives: the pipelined echoes' receives (null until then). */
     private EchoRing ring;
-    private ByteBuf answerMemory;
-    private WireRegion answer;
-    /** After a {@link BenchCost} request: the answer's memory, kept for the next one until the connection closes. */
-    private ByteBuf costMemory;
-    private WireRegion cost;
     /** The connection's own target region, when {@link RpingServer} made one (it deregisters it at close). */
     volatile WireRegion target;
 
@@ -102,6 +96,7 @@ public final class RpingSession implements WireCompletionListener {
         this.domain = domain;
         this.alloc = alloc;
         recv = new EchoBuffers(domain, alloc);
+        replies = new SessionReplies(domain, alloc);
     }
 
     /**
@@ -140,7 +135,7 @@ public final class RpingSession implements WireCompletionListener {
 
     private void onReceive(int len) {
         ByteBuf m = recv.posted().memory(); // where the Send was placed
-        if (!echoOnly && answer == null && BenchHello.isRequest(m, 0, len)) { // one hello per connection
+        if (!echoOnly && !replies.helloAnswered() && BenchHello.isRequest(m, 0, len)) { // one hello per connection
             grantRing();
             recv.posted().discard(); // read; re-posted (and placed into) only if no receive was granted
             return;
@@ -197,9 +192,11 @@ public final class RpingSession implements WireCompletionListener {
                     size);
             granted = 0; // the client pipelines nothing: one Send at a time into the session's receive buffer
         }
-        answerMemory = alloc.directBuffer(BenchHello.LENGTH, BenchHello.LENGTH);
-        BenchHello.writeAnswer(answerMemory, 0, size, granted);
-        answer = domain.register(answerMemory);
+        WireRegion answer = replies.helloAnswer(size, granted);
+        if (answer == null) { // released: the connection is closing
+            domain.memoryAccount().release(2L * granted * size);
+            return;
+        }
         if (granted == 0) {
             conn.postRecv(WR_RECV, recv.posted(), 0, BUFFER_SIZE);
         } else {
@@ -214,11 +211,10 @@ public final class RpingSession implements WireCompletionListener {
         if (closed) {
             return;
         }
-        if (cost == null) {
-            costMemory = alloc.directBuffer(BenchCost.ANSWER_LENGTH, BenchCost.ANSWER_LENGTH);
-            cost = domain.register(costMemory);
+        WireRegion cost = replies.costAnswer();
+        if (cost == null) { // released: the connection is closing
+            return;
         }
-        BenchCost.writeAnswer(costMemory, 0, BenchCost.Snapshot.ofThisProcess());
         recv.posted().discard();
         conn.postSend(WR_COST_ANSWER, cost, 0, BenchCost.ANSWER_LENGTH);
     }
@@ -250,7 +246,7 @@ public final class RpingSession implements WireCompletionListener {
     }
 
     private void goAhead() {
-        WireRegion g = goAheadRegion();
+        WireRegion g = replies.goAhead();
         if (g == null) { // released: the connection is closing
             return;
         }
@@ -264,16 +260,6 @@ public final class RpingSession implements WireCompletionListener {
             rdma = domain.registerOnDemand(BUFFER_SIZE, alloc, WireAccess.LOCAL_WRITE);
         }
         return rdma;
-    }
-
-    /** The go-ahead's region, made at first use and kept until the connection closes; null once released. */
-    private synchronized WireRegion goAheadRegion() {
-        if (goAhead == null && !released) {
-            goAheadMemory = alloc.directBuffer(Advertisement.LENGTH, Advertisement.LENGTH);
-            goAheadMemory.setZero(0, Advertisement.LENGTH); // rdma-core's rping.c: 16 zero octets
-            goAhead = domain.register(goAheadMemory);
-        }
-        return goAhead;
     }
 
     private void fail(long wrId, Enum<?> status) {
@@ -305,23 +291,12 @@ public final class RpingSession implements WireCompletionListener {
             if (rdma != null) {
                 rdma.deregister();
             }
-            if (goAhead != null) {
-                goAhead.deregister();
-                goAheadMemory.release();
-            }
             if (ring != null) {
                 int ringOctets = ring.octets();
                 ring.release();
                 domain.memoryAccount().release(ringOctets);
             }
-            if (answer != null) {
-                answer.deregister();
-                answerMemory.release();
-            }
-            if (cost != null) {
-                cost.deregister();
-                costMemory.release();
-            }
+            replies.release();
         }
     }
 

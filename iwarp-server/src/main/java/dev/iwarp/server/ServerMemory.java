@@ -32,13 +32,14 @@ final class ServerMemory {
     }
 
     /**
-     * The most one connection can make serve commit: its target region, the session's two 64 KiB buffers, a bench
-     * client's receive ring (1 MiB at most) and the Read Responses and FPDUs queued towards a peer that does not read
-     * (the write-buffer high-water mark, 768 KiB; responses are cut into segments only as the socket takes them).
+     * The most one connection can make serve commit: its target region, the session's two 64 KiB buffers and the
+     * receive buffer's twin while an echo is on its way ({@link EchoBuffers}), a bench client's receive ring (1 MiB at
+     * most) and the Read Responses and FPDUs queued towards a peer that does not read (the write-buffer high-water
+     * mark, 768 KiB; responses are cut into segments only as the socket takes them).
      */
     static long perConnection(int targetSize, boolean sharedTarget) {
-        return (sharedTarget ? 0 : targetSize) + SESSION_BUFFERS + BenchHello.MAX_RING_OCTETS
-                + IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high();
+        return (sharedTarget ? 0 : targetSize) + SESSION_BUFFERS + RpingSession.BUFFER_SIZE
+                + BenchHello.MAX_RING_OCTETS + IwarpStack.DEFAULT_WRITE_BUFFER_WATER_MARK.high();
     }
 
     /**

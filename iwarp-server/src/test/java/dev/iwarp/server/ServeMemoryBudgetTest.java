@@ -34,7 +34,8 @@ class ServeMemoryBudgetTest {
     void defaultsFollowFromTheDirectMemoryLimit() {
         long budget = ServerMemory.defaultBudget(256L * MIB);
         assertEquals(192L * MIB, budget, "3/4 of -XX:MaxDirectMemorySize=256m");
-        assertEquals(MIB + 128 * 1024 + MIB + 768 * 1024, ServerMemory.perConnection(MIB, false), "2.875 MiB");
+        // target, receive buffer and its echo twin, RDMA buffer, bench ring, write-buffer high-water mark
+        assertEquals(MIB + 3 * 64 * 1024 + MIB + 768 * 1024, ServerMemory.perConnection(MIB, false), "2.9375 MiB");
         assertEquals(1440, ServerMemory.defaultMaxConnections(budget), "(192 - 12) MiB / 128 KiB");
         long atDefaultHeap = ServerMemory.defaultBudget(5_900L * MIB);
         int connections = ServerMemory.defaultMaxConnections(atDefaultHeap);

@@ -2,7 +2,6 @@ package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DirectReadAllocator;
 import dev.iwarp.framing.DuplexByteToMessageDecoder;
-import dev.iwarp.framing.HeldWrites;
 import dev.iwarp.framing.ReadBatch;
 import dev.iwarp.framing.UlpduSink;
 import dev.iwarp.mpa.internal.FpduCumulation;
@@ -38,7 +37,7 @@ import java.util.List;
  * {@code ByteToMessageCodec}, whose encoder would copy every payload into one output buffer.
  *
  * <p>As Responder the framer holds every outbound FPDU until one valid FPDU has been received
- * (RFC 5044 §7.1.2 rule 4), then sends them in order.
+ * (RFC 5044 §7.1.2 rule 4), then sends them in order ({@link TxHold}).
  *
  * <p>Markers occupy every 512th stream position counted from each direction's first octet after its
  * startup frame (RFC 5044 §4.3); the framer is created at exactly that point of both directions.
@@ -73,9 +72,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     private final FpduReader reader;
     private final FpduWriter writer;
 
-    private boolean txHeld;
-    /** FPDUs (and a flush) held by rule 4, made at the first; they count toward the channel's writability. */
-    private HeldWrites held;
+    /** RFC 5044 §7.1.2 rule 4: outbound FPDUs held until one valid FPDU was received. */
+    private final TxHold hold;
     private ChannelHandlerContext ctx;
     private boolean closing;
     /** When to ask for another read with auto-read off ({@link #channelReadComplete}). */
@@ -107,7 +105,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         this.markersRx = markersRx;
         this.reader = new FpduReader(crc, markersRx, maxUlpduLength);
         this.writer = new FpduWriter(crc, markersTx, mulpdu);
-        this.txHeld = holdTx;
+        this.hold = new TxHold(holdTx);
         setCumulator(new FpduCumulator());
     }
 
@@ -143,7 +141,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     /** Whether outbound FPDUs are still held by rule 4. */
     public boolean isTxHeld() {
-        return txHeld;
+        return hold.isHeld();
     }
 
     /**
@@ -153,11 +151,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
      * #readDirectlyWith}, else copied there from the buffers received. Call on the event loop.
      */
     public void receiveWith(UlpduSink sink) {
-        reader.receiveWith(sink, () -> {
-            if (txHeld) {
-                releaseHeldWrites(this.ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
-            }
-        });
+        reader.receiveWith(sink, () -> hold.release(this, this.ctx)); // §7.1.2 rule 4: one valid FPDU received
     }
 
     /**
@@ -268,8 +262,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
 
     private void decodeOne(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // a ULPDU is lent only once rule 4 let writes go: held writes leave before anything it causes
-        if (reader.decode(ctx, in, out, !txHeld) && txHeld) {
-            releaseHeldWrites(ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
+        if (reader.decode(ctx, in, out, !hold.isHeld()) && hold.isHeld()) {
+            hold.release(this, ctx); // RFC 5044 §7.1.2 rule 4: one valid FPDU received
         }
     }
 
@@ -322,7 +316,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         writer.endBatch(ctx); // fails below, as the unflushed writes before it, and is released
         reader.abandon();
-        failHeldWrites(new ClosedChannelException());
+        hold.fail(new ClosedChannelException());
         super.channelInactive(ctx);
     }
 
@@ -330,7 +324,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         writer.endBatch(ctx);
         reader.abandon();
-        failHeldWrites(new ClosedChannelException());
+        hold.fail(new ClosedChannelException());
     }
 
     // ---------------------------------------------------------------- outbound
@@ -347,8 +341,8 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
             return;
         }
         ByteBuf ulpdu = (ByteBuf) msg;
-        if (txHeld) {
-            held().hold(ctx, ulpdu, promise);
+        if (hold.isHeld()) {
+            hold.hold(ctx, ulpdu, promise);
             return;
         }
         writer.writeFpdu(ctx, ulpdu, promise);
@@ -370,7 +364,7 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
     public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
         ChannelHandlerContext ctx = this.ctx;
         int headerLength = header.readableBytes();
-        if (txHeld || writer.mustJoin(headerLength)) {
+        if (hold.isHeld() || writer.mustJoin(headerLength)) {
             write(ctx, FpduWriter.joined(ctx.alloc(), header, payload), promise);
             return false;
         }
@@ -382,14 +376,14 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
      * {@code payloadLength} copies the payload into its FPDU and releases it (and returns true).
      */
     public boolean copiesUlpdu(int headerLength, int payloadLength) {
-        return !txHeld && !writer.mustJoin(headerLength) && payloadLength <= FpduWriter.SMALL_PAYLOAD
+        return !hold.isHeld() && !writer.mustJoin(headerLength) && payloadLength <= FpduWriter.SMALL_PAYLOAD
                 && ctx != null && ctx.channel().isActive();
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        if (txHeld) {
-            held().holdFlush();
+        if (hold.isHeld()) {
+            hold.holdFlush();
             return;
         }
         writer.endBatch(ctx);
@@ -401,27 +395,5 @@ public class MpaFramer extends DuplexByteToMessageDecoder {
         // what was written goes below first, as the unflushed writes before it (a TCP channel's disconnect is a close)
         writer.endBatch(ctx);
         ctx.close(promise);
-    }
-
-    private HeldWrites held() {
-        if (held == null) {
-            held = new HeldWrites(); // an idle connection that never wrote while held keeps none
-        }
-        return held;
-    }
-
-    private void releaseHeldWrites(ChannelHandlerContext ctx) {
-        txHeld = false;
-        HeldWrites h = held;
-        held = null;
-        if (h != null) {
-            h.handOver(this, ctx); // framed in order now that nothing is held, then the flush asked for meanwhile
-        }
-    }
-
-    private void failHeldWrites(Throwable cause) {
-        if (held != null) {
-            held.fail(cause);
-        }
     }
 }

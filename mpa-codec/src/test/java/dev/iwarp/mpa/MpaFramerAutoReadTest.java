@@ -1,15 +1,14 @@
 package dev.iwarp.mpa;
 
-import dev.iwarp.testkit.ChannelOctets;
+import dev.iwarp.testkit.ReadRequests;
 import dev.iwarp.testkit.RegionSink;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import static dev.iwarp.mpa.FpduStreams.stream;
 import static dev.iwarp.testkit.RegionSink.tagged;
 import static dev.iwarp.testkit.RegionSink.untagged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,53 +26,31 @@ class MpaFramerAutoReadTest {
         sink.close();
     }
 
-    /** Counts the read requests that pass below the framer, towards the socket. */
-    private static final class Reads extends ChannelOutboundHandlerAdapter {
-        int asked;
-
-        @Override
-        public void read(ChannelHandlerContext ctx) {
-            asked++;
-            ctx.read();
-        }
-    }
-
-    /** The FPDUs of {@code ulpdus} as a sender frames them (RFC 5044 §4-§6), with markers (§5) or without. */
-    private static byte[] stream(boolean markers, byte[]... ulpdus) {
-        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(true, markers, false, 65535, 65535, false));
-        for (byte[] u : ulpdus) {
-            tx.writeOutbound(Unpooled.wrappedBuffer(u));
-        }
-        byte[] wire = ChannelOctets.drainOutbound(tx);
-        tx.finishAndReleaseAll();
-        return wire;
-    }
-
     @ParameterizedTest(name = "markers={0} sink={1}")
     @CsvSource({"true,true", "false,true", "true,false", "false,false"})
     void withAutoReadOffTheFramerStopsReadingOnceAnFpduCompleted(boolean markers, boolean toSink) {
-        Reads reads = new Reads();
+        ReadRequests reads = new ReadRequests();
         MpaFramer framer = new MpaFramer(true, false, markers, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel(reads, framer);
         if (toSink) {
             framer.receiveWith(sink);
         }
         ch.config().setAutoRead(false); // the ULP stops reading
-        int asked = reads.asked;
-        byte[] three = stream(markers, untagged(700), tagged(0, 3000, 7), untagged(20));
-        byte[] wire = stream(markers, untagged(700), tagged(0, 3000, 7), untagged(20), untagged(40));
+        int asked = reads.asked();
+        byte[] three = stream(true, markers, untagged(700), tagged(0, 3000, 7), untagged(20));
+        byte[] wire = stream(true, markers, untagged(700), tagged(0, 3000, 7), untagged(20), untagged(40));
 
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 100));
-        assertEquals(asked + 1, reads.asked, "a partial FPDU is nothing the ULP can act on: one more read");
+        assertEquals(asked + 1, reads.asked(), "a partial FPDU is nothing the ULP can act on: one more read");
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 100, 1000));
-        assertEquals(asked + 1, reads.asked, "an FPDU completed: the next read is the ULP's to ask for");
+        assertEquals(asked + 1, reads.asked(), "an FPDU completed: the next read is the ULP's to ask for");
         ch.writeInbound(Unpooled.wrappedBuffer(wire, 1100, three.length - 1100));
-        assertEquals(asked + 1, reads.asked, "the rest completed two more: still none asked for");
+        assertEquals(asked + 1, reads.asked(), "the rest completed two more: still none asked for");
         assertEquals(toSink ? 3 : 0, sink.calls().size(), "every ULPDU reached the sink when one is bound");
         ch.writeInbound(Unpooled.wrappedBuffer(wire, three.length, 10));
-        assertEquals(asked + 2, reads.asked, "again only part of an FPDU: one more read, as at first");
+        assertEquals(asked + 2, reads.asked(), "again only part of an FPDU: one more read, as at first");
         ch.writeInbound(Unpooled.wrappedBuffer(wire, three.length + 10, wire.length - three.length - 10));
-        assertEquals(asked + 2, reads.asked, "that FPDU completed");
+        assertEquals(asked + 2, reads.asked(), "that FPDU completed");
         assertEquals(toSink ? 4 : 0, sink.calls().size());
         ch.finishAndReleaseAll();
     }

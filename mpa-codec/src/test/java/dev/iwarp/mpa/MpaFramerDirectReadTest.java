@@ -1,7 +1,6 @@
 package dev.iwarp.mpa;
 
 import dev.iwarp.framing.DirectReadAllocator;
-import dev.iwarp.testkit.ChannelOctets;
 import dev.iwarp.testkit.ReadLoop;
 import dev.iwarp.testkit.RegionSink;
 import io.netty.buffer.ByteBuf;
@@ -44,15 +43,9 @@ class MpaFramerDirectReadTest {
         sink.close();
     }
 
-    /** The FPDUs of {@code ulpdus} as a sender frames them. */
+    /** The FPDUs of {@code ulpdus} as a sender frames them, without markers. */
     private static byte[] stream(boolean crc, byte[]... ulpdus) {
-        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, false, false, 65535, 65535, false));
-        for (byte[] u : ulpdus) {
-            tx.writeOutbound(Unpooled.wrappedBuffer(u));
-        }
-        byte[] wire = ChannelOctets.drainOutbound(tx);
-        tx.finishAndReleaseAll();
-        return wire;
+        return FpduStreams.stream(crc, false, ulpdus);
     }
 
     private EmbeddedChannel receiver(boolean crc) {
@@ -115,17 +108,6 @@ class MpaFramerDirectReadTest {
         ch.finishAndReleaseAll();
     }
 
-    /** The FPDUs of {@code ulpdus} as a sender frames them, with markers or without. */
-    private static byte[] stream(boolean crc, boolean markers, byte[]... ulpdus) {
-        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, markers, false, 65535, 65535, false));
-        for (byte[] u : ulpdus) {
-            tx.writeOutbound(Unpooled.wrappedBuffer(u));
-        }
-        byte[] wire = ChannelOctets.drainOutbound(tx);
-        tx.finishAndReleaseAll();
-        return wire;
-    }
-
     /**
      * Once a stream carried a large FPDU, every later large payload is read straight into its destination, whatever
      * the socket held when: a message's short last FPDU and the next message's header are read up to that header
@@ -139,7 +121,7 @@ class MpaFramerDirectReadTest {
         byte[] first = tagged(0, large, 3);
         byte[] tail = tagged(large, 40, 4);
         byte[] second = tagged(20000, large, 5);
-        byte[] wire = stream(crc, markers, first, tail, second);
+        byte[] wire = FpduStreams.stream(crc, markers, first, tail, second);
         int firstEnd = MpaFramer.wireLength(0, first.length, markers);
         for (int cut = firstEnd; cut <= wire.length; cut += cut < firstEnd + 64 || cut > wire.length - 64 ? 1 : 61) {
             sink.reset();
@@ -199,7 +181,7 @@ class MpaFramerDirectReadTest {
             }
             ulpdus.add(tagged(run * large, 700, m));
         }
-        byte[] wire = stream(crc, false, ulpdus.toArray(new byte[0][]));
+        byte[] wire = FpduStreams.stream(crc, false, ulpdus.toArray(new byte[0][]));
         MpaFramer f = new MpaFramer(crc, false, false, 65535, 65535, false);
         EmbeddedChannel ch = new EmbeddedChannel();
         ReadLoop reads = ReadLoop.on(ch, f);

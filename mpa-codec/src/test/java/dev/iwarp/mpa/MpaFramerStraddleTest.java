@@ -2,7 +2,6 @@ package dev.iwarp.mpa;
 
 import dev.iwarp.framing.UlpduSink;
 import dev.iwarp.mpa.internal.FpduCumulation;
-import dev.iwarp.testkit.ChannelOctets;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -28,16 +27,6 @@ class MpaFramerStraddleTest {
     private static final int ULPDU = 14 + 1024;
     private static final int FPDUS = 40;
 
-    private static byte[] stream(boolean crc, byte[][] ulpdus) {
-        EmbeddedChannel tx = new EmbeddedChannel(new MpaFramer(crc, false, false, 65535, 65535, false));
-        for (byte[] u : ulpdus) {
-            tx.writeOutbound(Unpooled.wrappedBuffer(u));
-        }
-        byte[] wire = ChannelOctets.drainOutbound(tx);
-        tx.finishAndReleaseAll();
-        return wire;
-    }
-
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
     void onlyTheStraddlingFpduIsReadThroughTheViewOfBothReads(boolean crc) {
@@ -47,7 +36,7 @@ class MpaFramerStraddleTest {
                 ulpdus[i][j] = (byte) (i * 31 + j);
             }
         }
-        byte[] wire = stream(crc, ulpdus);
+        byte[] wire = FpduStreams.stream(crc, false, ulpdus);
         int fpdu = wire.length / FPDUS;
         int cut = FPDUS / 2 * fpdu + 7; // 7 octets into the 21st FPDU; both reads join the view as parts
         List<byte[]> got = new ArrayList<>();

@@ -32,8 +32,15 @@ public final class ViListener implements AutoCloseable {
         return table.register(discriminator, config, false, listener);
     }
 
+    /**
+     * Closes the listening socket; nothing to do once it is closed (its provider's {@link ViProvider#close()} closes
+     * it, and may stop the loop it ran on).
+     */
     @Override
     public void close() {
+        if (!serverChannel.isOpen()) {
+            return; // closing it again would hand a task to a loop that may no longer take one
+        }
         serverChannel.close().syncUninterruptibly();
     }
 }

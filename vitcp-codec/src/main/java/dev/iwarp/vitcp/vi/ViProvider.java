@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -62,6 +65,14 @@ public final class ViProvider implements AutoCloseable {
     /** The last failed peer-to-peer attempt of each pending connect, reported as the cause of a final timeout. */
     private final java.util.concurrent.ConcurrentHashMap<CompletableFuture<VitcpConnection>, Throwable>
             lastAttemptFailure = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Connects whose next attempt waits on the loops' timer: {@link #close()} fails them, as the loops' shutdown
+     * drops the task.
+     */
+    private final Set<PendingConnect> retrying = ConcurrentHashMap.newKeySet();
+    /** Peer-to-peer connects waiting for the peer's ConnectRequest, by the peer they wait for: failed by close(). */
+    private final ConcurrentHashMap<CompletableFuture<VitcpConnection>, InetSocketAddress> waiting =
+            new ConcurrentHashMap<>();
 
     public ViProvider() {
         this(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true);
@@ -178,52 +189,35 @@ public final class ViProvider implements AutoCloseable {
                 }
             });
         }));
-        group.schedule(() -> {
-            if (!result.isDone()) {
-                closeQuietly(registration.get());
-                result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
-                        "no peer-to-peer ConnectRequest from " + remote));
-            }
-        }, timeoutNanos, TimeUnit.NANOSECONDS);
-        return result;
-    }
-
-    /** One pending VipConnectRequest (or peer-to-peer establishment) and its attempts so far. */
-    private static final class Pending {
-        final ViEndpoint endpoint;
-        final InetSocketAddress bind;
-        final InetSocketAddress remote;
-        final byte[] localDisc;
-        final byte[] remoteDisc;
-        final boolean p2p;
-        final long deadline;
-        final CompletableFuture<VitcpConnection> result;
-        final java.util.function.Consumer<? super Channel> channelHook;
-        int attempts;
-        long pauseMillis = RETRY_MILLIS;
-
-        Pending(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
-                byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
-                java.util.function.Consumer<? super Channel> channelHook) {
-            this.endpoint = endpoint;
-            this.bind = bind;
-            this.remote = remote;
-            this.localDisc = localDisc;
-            this.remoteDisc = remoteDisc;
-            this.p2p = p2p;
-            this.deadline = deadline;
-            this.result = result;
-            this.channelHook = channelHook;
+        waiting.put(result, remote);
+        result.whenComplete((c, e) -> {
+            waiting.remove(result);
+            closeQuietly(registration.get());
+        });
+        try {
+            group.schedule(() -> {
+                if (!result.isDone()) {
+                    result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
+                            "no peer-to-peer ConnectRequest from " + remote));
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            failWaiting(result); // the loops are shutting down
         }
+        if (closed) { // close() may have looked for waiting connects before this one was added
+            failWaiting(result);
+        }
+        return result;
     }
 
     private void attempt(ViEndpoint endpoint, InetSocketAddress bind, InetSocketAddress remote, byte[] localDisc,
                          byte[] remoteDisc, boolean p2p, long deadline, CompletableFuture<VitcpConnection> result,
                          java.util.function.Consumer<? super Channel> channelHook) {
-        attempt(new Pending(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result, channelHook));
+        attempt(new PendingConnect(endpoint, bind, remote, localDisc, remoteDisc, p2p, deadline, result,
+                channelHook));
     }
 
-    private void attempt(Pending p) {
+    private void attempt(PendingConnect p) {
         CompletableFuture<VitcpConnection> result = p.result;
         if (closed) {
             failClosed(p, lastAttemptFailure.remove(result));
@@ -272,7 +266,7 @@ public final class ViProvider implements AutoCloseable {
         });
     }
 
-    private void retryOrFail(Pending p, Throwable failure) {
+    private void retryOrFail(PendingConnect p, Throwable failure) {
         CompletableFuture<VitcpConnection> result = p.result;
         InetSocketAddress remote = p.remote;
         Throwable e = failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
@@ -304,7 +298,7 @@ public final class ViProvider implements AutoCloseable {
             log.debug("VI/TCP attempt {} to {} failed ({}); re-establishing in {} ms", p.attempts, remote, reason,
                     pause);
             p.pauseMillis = Math.min(MAX_RETRY_MILLIS, pause * 2);
-            group.schedule(() -> attempt(p), pause, TimeUnit.MILLISECONDS);
+            scheduleRetry(p, pause, e);
         } else if (retry) {
             lastAttemptFailure.remove(result);
             result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.TIMEOUT,
@@ -316,7 +310,41 @@ public final class ViProvider implements AutoCloseable {
         }
     }
 
-    private static void failClosed(Pending p, Throwable cause) {
+    /** The next attempt of {@code p} in {@code pauseMillis}, or its failure if the provider closes meanwhile. */
+    private void scheduleRetry(PendingConnect p, long pauseMillis, Throwable lastFailure) {
+        retrying.add(p);
+        try {
+            group.schedule(() -> {
+                if (retrying.remove(p)) {
+                    attempt(p);
+                }
+            }, pauseMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            failRetry(p, lastFailure); // the loops are shutting down
+        }
+        if (closed) { // close() may have looked for waiting retries before this one was added
+            failRetry(p, lastFailure);
+        }
+    }
+
+    /** Fails {@code p}, waiting for its next attempt, unless that attempt started or it was failed already. */
+    private void failRetry(PendingConnect p, Throwable lastFailure) {
+        if (retrying.remove(p)) {
+            Throwable last = lastAttemptFailure.remove(p.result);
+            failClosed(p, last != null ? last : lastFailure);
+        }
+    }
+
+    /** Fails {@code result}, a peer-to-peer connect waiting for the peer's ConnectRequest, unless it completed. */
+    private void failWaiting(CompletableFuture<VitcpConnection> result) {
+        InetSocketAddress remote = waiting.remove(result);
+        if (remote != null) {
+            result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
+                    "the VI provider was closed while waiting for a peer-to-peer ConnectRequest from " + remote));
+        }
+    }
+
+    private static void failClosed(PendingConnect p, Throwable cause) {
         p.result.completeExceptionally(new VitcpConnectException(VitcpConnectException.Reason.CONNECTION_CLOSED,
                 "the VI provider was closed while connecting to " + p.remote, cause));
     }
@@ -335,11 +363,17 @@ public final class ViProvider implements AutoCloseable {
      * Closes every listening socket and connection this provider made (their VIs end, outstanding descriptors
      * complete FLUSHED) and waits until their handlers released what they held (payload destinations in registered
      * memory, queued segments), so that regions deregistered afterwards give their memory back; a connect still
-     * under way fails. Then shuts down the event loops if the provider made them (a caller's group stays up).
+     * under way fails, one waiting to retry too. Then shuts down the event loops if the provider made them (a caller's group stays up).
      */
     @Override
     public void close() {
         closed = true;
+        for (PendingConnect p : retrying) {
+            failRetry(p, null);
+        }
+        for (CompletableFuture<VitcpConnection> result : waiting.keySet()) {
+            failWaiting(result);
+        }
         open.closeAll(CLOSE_MILLIS);
         if (ownGroup) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
