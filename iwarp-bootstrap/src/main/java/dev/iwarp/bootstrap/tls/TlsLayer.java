@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * decrypted stream.
  *
  * <pre>
- *  [tls-check] [tls] [tls-state] | afterHandshake: [mpa | ift] [llp] [ddp] [rdmap]
+ *  [tls-check] [tls] [tls-gather] [tls-state] | afterHandshake: [mpa | ift] [llp] [ddp] [rdmap]
  * </pre>
  */
 public final class TlsLayer {
@@ -30,6 +30,8 @@ public final class TlsLayer {
     public static final String CHECK = "tls-check";
     public static final String TLS = "tls";
     public static final String STATE = "tls-state";
+    /** Gathers the plaintext for Netty's {@code SslHandler} ({@link TlsWriteGatherer}). */
+    public static final String GATHER = "tls-gather";
 
     /**
      * Plaintext octets the TLS handler takes from its queue of writes per round ({@code SslHandler.setWrapDataSize}):
@@ -80,6 +82,10 @@ public final class TlsLayer {
         }
         SslHandler ssl = ch.pipeline().get(SslHandler.class);
         if (ssl != null) {
+            TlsWriteGatherer gather = ch.pipeline().get(TlsWriteGatherer.class);
+            if (gather != null) {
+                gather.handOver(); // what was written goes before the close_notify
+            }
             return ssl.closeOutbound();
         }
         PskTlsHandler psk = ch.pipeline().get(PskTlsHandler.class);
@@ -128,6 +134,7 @@ public final class TlsLayer {
         }
         ssl.setHandshakeTimeoutMillis(s.handshakeTimeoutMillis());
         p.addLast(TLS, ssl);
+        p.addLast(GATHER, new TlsWriteGatherer(WRAP_DATA_SIZE, s.provider() == TlsProvider.OPENSSL));
         p.addLast(STATE, new TlsLifecycle(afterHandshake, handshake, ssl::sslCloseFuture, s.handshakeTimeoutMillis()));
         return handshake;
     }
