@@ -34,6 +34,12 @@ final class TlsWriteGatherer extends ChannelOutboundHandlerAdapter {
     private ChannelPromise[] promises = new ChannelPromise[4];
     private int promiseCount;
     private ChannelHandlerContext ctx;
+    /**
+     * Whether anything was written through here since the last flush. A flush with nothing new costs
+     * {@code SslHandler} an empty write of its own (a promise, a wrap, an outbound entry); the stack's engine
+     * flushes again after the completions of what it flushed.
+     */
+    private boolean written = true;
 
     /** {@code direct}: gather into direct memory (an engine over OpenSSL takes its input from there). */
     TlsWriteGatherer(int size, boolean direct) {
@@ -55,6 +61,7 @@ final class TlsWriteGatherer extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        written = true;
         if (!(msg instanceof ByteBuf)) {
             handOver(ctx);
             ctx.write(msg, promise);
@@ -168,8 +175,11 @@ final class TlsWriteGatherer extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        handOver(ctx);
-        ctx.flush();
+        if (written) {
+            written = false;
+            handOver(ctx);
+            ctx.flush();
+        }
     }
 
     @Override
