@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * decrypted stream.
  *
  * <pre>
- *  [tls-check] [tls] [tls-state] | afterHandshake: [mpa | ift] [llp] [ddp] [rdmap]
+ *  [tls-check] [tls] [tls-gather] [tls-state] | afterHandshake: [mpa | ift] [llp] [ddp] [rdmap]
  * </pre>
  */
 public final class TlsLayer {
@@ -30,15 +30,20 @@ public final class TlsLayer {
     public static final String CHECK = "tls-check";
     public static final String TLS = "tls";
     public static final String STATE = "tls-state";
+    /** Gathers the plaintext for Netty's {@code SslHandler} ({@link TlsWriteGatherer}). */
+    public static final String GATHER = "tls-gather";
 
     /**
-     * Plaintext octets the TLS handler takes from its queue of writes per round ({@code SslHandler.setWrapDataSize}):
-     * four records' worth (RFC 8446 §5.1: at most 2^14 octets each). Netty's default, one record's worth, seals a
-     * large write one record per round, each with its own output buffer, promise and outbound entry; four per round
-     * cut what the sending side allocates per 64 KiB message from 1,144 to 848 octets over OpenSSL. The
-     * records are the same: full ones, and an FPDU of MULPDU octets still fills one exactly.
+     * Plaintext octets the TLS handler takes from its queue of writes per round ({@code SslHandler.setWrapDataSize}),
+     * and what {@link TlsWriteGatherer} gathers into one buffer: eight records' worth (RFC 8446 §5.1: at most 2^14
+     * octets each). Netty's default, one record's worth, seals a large write one record per round, each with its own
+     * output buffer, promise and outbound entry; four per round cut what the sending side allocates per 64 KiB message
+     * from 1,144 to 848 octets over OpenSSL. Eight take a 64 KiB message with its FPDUs' headers and trailers (a
+     * little more than 64 KiB) in one round instead of a second one for its last few octets. The records are the
+     * same: full ones from the start of what was written since the last flush, and an FPDU of MULPDU octets still
+     * fills one exactly.
      */
-    public static final int WRAP_DATA_SIZE = 4 * TlsSettings.MAX_RECORD_PAYLOAD;
+    public static final int WRAP_DATA_SIZE = 8 * TlsSettings.MAX_RECORD_PAYLOAD;
 
     private static final AttributeKey<TlsException> FAILURE = AttributeKey.valueOf(TlsLayer.class, "failure");
 
@@ -80,6 +85,10 @@ public final class TlsLayer {
         }
         SslHandler ssl = ch.pipeline().get(SslHandler.class);
         if (ssl != null) {
+            TlsWriteGatherer gather = ch.pipeline().get(TlsWriteGatherer.class);
+            if (gather != null) {
+                gather.handOver(); // what was written goes before the close_notify
+            }
             return ssl.closeOutbound();
         }
         PskTlsHandler psk = ch.pipeline().get(PskTlsHandler.class);
@@ -128,6 +137,7 @@ public final class TlsLayer {
         }
         ssl.setHandshakeTimeoutMillis(s.handshakeTimeoutMillis());
         p.addLast(TLS, ssl);
+        p.addLast(GATHER, new TlsWriteGatherer(WRAP_DATA_SIZE, s.provider() == TlsProvider.OPENSSL));
         p.addLast(STATE, new TlsLifecycle(afterHandshake, handshake, ssl::sslCloseFuture, s.handshakeTimeoutMillis()));
         return handshake;
     }
