@@ -54,6 +54,8 @@ final class OursRun extends CompareRun {
     private long sentAt;
     private long sent;
     private long credited;
+    /** Sends completed (PIPELINE): a Send's completion can come after the credit its arrival earned (io_uring). */
+    private long sendsDone;
     private int sinceCredit;
 
     /** The raw writer's water marks instead of the stack's defaults ({@code compare --ours-water-marks raw}). */
@@ -154,7 +156,8 @@ final class OursRun extends CompareRun {
     }
 
     private void pump() {
-        while (!stopped && sent - credited < c.depth()) {
+        // the credit window, and never more Sends posted than the send queue holds (the verbs refuse them)
+        while (!stopped && sent - credited < c.depth() && sent - sendsDone < qp.sendQueueDepth()) {
             sent++;
             qp.postSend(request);
         }
@@ -170,6 +173,9 @@ final class OursRun extends CompareRun {
             if (!stopped) {
                 qp.postSend(request);
             }
+        } else if (c.op() == CompareCase.Op.PIPELINE) {
+            sendsDone++;
+            pump();
         }
     }
 
