@@ -52,6 +52,7 @@ public final class CaseProfile {
     }
 
     /** One side: warm-up, then the recorded window; returns the report's lines. */
+    @SuppressWarnings("try") // CompareRun.close() waits for the event loops to stop, so it may be interrupted
     static String profile(CompareCase c, String side, double warmup, double seconds, Map<String, String> settings,
                           Path dir) throws Exception {
         StringBuilder sb = new StringBuilder();
