@@ -144,13 +144,18 @@ class RegionViewsTest {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < 10_000; i++) {
-            ByteBuf v = b.view(i & 511, 256, views);
-            v.writeByte(i);
-            v.release();
+        // the least of three rounds: a round the JIT recompiles in (2,488 octets once, on a busy machine) is not the
+        // steady state; a slice per view would cost every round 400,000
+        long octets = Long.MAX_VALUE;
+        for (int round = 0; round < 3 && octets >= 1024; round++) {
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < 10_000; i++) {
+                ByteBuf v = b.view(i & 511, 256, views);
+                v.writeByte(i);
+                v.release();
+            }
+            octets = Math.min(octets, threads.getThreadAllocatedBytes(tid) - before);
         }
-        long octets = threads.getThreadAllocatedBytes(tid) - before;
         assertTrue(octets < 1024, octets + " octets allocated for 10,000 views (a slice each is 400,000)");
         table.deregister(b.stag());
     }
