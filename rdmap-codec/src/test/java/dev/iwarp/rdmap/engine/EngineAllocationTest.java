@@ -15,7 +15,6 @@ import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.Placement;
 import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.rdmap.RdmapControl;
@@ -25,9 +24,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
@@ -71,7 +67,7 @@ class EngineAllocationTest {
     private boolean crc;
     private final CompletionQueue sendCq = new CompletionQueue();
     private final CompletionQueue recvCq = new CompletionQueue();
-    private final Below below = new Below();
+    private final PayloadOnlyLlpStream below = new PayloadOnlyLlpStream(DdpUntaggedSegment.HEADER_LENGTH + SEGMENT);
     private EmbeddedChannel ch;
     private UlpduReceiver receiver;
     private ByteBuf memory;
@@ -103,7 +99,7 @@ class EngineAllocationTest {
         ResourceLeakDetector.setLevel(level);
     }
 
-    /** The engine in RTS over {@link Below}, as the responder of a stream with IRD/ORD {@code DEPTH}. */
+    /** The engine in RTS over {@link PayloadOnlyLlpStream}, as the responder of a stream with IRD/ORD {@code DEPTH}. */
     private RdmaEngine start() {
         RdmaEngine engine = new RdmaEngine(pd, sendCq, recvCq);
         ch = new EmbeddedChannel(below, engine);
@@ -387,43 +383,5 @@ class EngineAllocationTest {
     private static long allocatedBytes() {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         return mx.getThreadAllocatedBytes(Thread.currentThread().getId());
-    }
-
-    /** A lower layer that frames nothing: each ULPDU's payload goes down alone (its header is not needed here). */
-    private static final class Below extends ChannelOutboundHandlerAdapter implements LlpStream {
-        private ChannelHandlerContext ctx;
-        UlpduReceiver receiver;
-
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
-        }
-
-        @Override
-        public int mulpdu() {
-            return DdpUntaggedSegment.HEADER_LENGTH + SEGMENT;
-        }
-
-        @Override
-        public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
-            ctx.write(payload, promise);
-            return false;
-        }
-
-        @Override
-        public void closeAfterFlush() {
-            ctx.flush();
-            ctx.close();
-        }
-
-        @Override
-        public String transmitHoldReason() {
-            return null;
-        }
-
-        @Override
-        public void receiveWith(UlpduReceiver r) {
-            receiver = r;
-        }
     }
 }

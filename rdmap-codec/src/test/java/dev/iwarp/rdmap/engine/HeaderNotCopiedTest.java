@@ -5,9 +5,7 @@ import dev.iwarp.ddp.DdpUntaggedSegment;
 import dev.iwarp.ddp.llp.LlpParameters;
 import dev.iwarp.ddp.llp.LlpRole;
 import dev.iwarp.ddp.llp.LlpStartupEvent;
-import dev.iwarp.ddp.llp.LlpStream;
 import dev.iwarp.ddp.llp.Placement;
-import dev.iwarp.ddp.llp.UlpduReceiver;
 import dev.iwarp.rdmap.RdmapControl;
 import dev.iwarp.rdmap.RdmapOpcode;
 import dev.iwarp.verbs.Access;
@@ -20,9 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledHeapByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +39,7 @@ class HeaderNotCopiedTest {
     private final ProtectionDomain pd = device.allocPd();
     private final CompletionQueue sendCq = new CompletionQueue();
     private final CompletionQueue recvCq = new CompletionQueue();
-    private final Below below = new Below();
+    private final PayloadOnlyLlpStream below = new PayloadOnlyLlpStream(DdpUntaggedSegment.HEADER_LENGTH + SEGMENT);
     private final CountingUlpdu ulpdu = new CountingUlpdu(DdpUntaggedSegment.HEADER_LENGTH + SEGMENT);
     private final ByteBuf payload = Unpooled.buffer(SEGMENT).writeZero(SEGMENT);
     private ByteBuf memory;
@@ -152,44 +147,6 @@ class HeaderNotCopiedTest {
         public ByteBuf getBytes(int index, ByteBuffer dst) {
             copies += counting ? 1 : 0;
             return super.getBytes(index, dst);
-        }
-    }
-
-    /** A lower layer that frames nothing: what the engine writes goes down as its payload alone. */
-    private static final class Below extends ChannelOutboundHandlerAdapter implements LlpStream {
-        private ChannelHandlerContext ctx;
-        UlpduReceiver receiver;
-
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
-        }
-
-        @Override
-        public int mulpdu() {
-            return DdpUntaggedSegment.HEADER_LENGTH + SEGMENT;
-        }
-
-        @Override
-        public boolean writeUlpdu(ByteBuf header, ByteBuf payload, ChannelPromise promise) {
-            ctx.write(payload, promise);
-            return false;
-        }
-
-        @Override
-        public void closeAfterFlush() {
-            ctx.flush();
-            ctx.close();
-        }
-
-        @Override
-        public String transmitHoldReason() {
-            return null;
-        }
-
-        @Override
-        public void receiveWith(UlpduReceiver r) {
-            receiver = r;
         }
     }
 }
