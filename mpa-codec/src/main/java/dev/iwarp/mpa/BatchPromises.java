@@ -13,15 +13,22 @@ import io.netty.channel.ChannelPromise;
  * promise writes or completes further batches from inside {@link #operationComplete}.
  */
 final class BatchPromises implements ChannelFutureListener {
-    /** The batches written and not yet done with, oldest first, a ring of {@code batches.length} (a power of 2). */
-    private ChannelFuture[] batches = new ChannelFuture[4];
+    private static final ChannelFuture[] NO_BATCHES = {};
+    private static final ChannelPromise[] NO_PROMISES = {};
+    private static final int[] NO_COUNTS = {};
+    private static final boolean[] NO_DONE = {};
+    /**
+     * The batches written and not yet done with, oldest first, a ring of {@code batches.length} (a power of 2). Empty
+     * until a batch holds two promises: most connections never have one (each of the four arrays is made then).
+     */
+    private ChannelFuture[] batches = NO_BATCHES;
     /** Per batch: its promises not yet completed, and whether its write was reported. */
-    private int[] counts = new int[4];
-    private boolean[] done = new boolean[4];
+    private int[] counts = NO_COUNTS;
+    private boolean[] done = NO_DONE;
     private int head;
     private int size;
     /** The promises of those batches, batch after batch, in order; a ring of {@code promises.length}. */
-    private ChannelPromise[] promises = new ChannelPromise[16];
+    private ChannelPromise[] promises = NO_PROMISES;
     private int promiseHead;
     private int promiseCount;
 
@@ -89,9 +96,10 @@ final class BatchPromises implements ChannelFutureListener {
 
     private void growBatches() {
         int n = batches.length;
-        ChannelFuture[] b = new ChannelFuture[n * 2];
-        int[] c = new int[n * 2];
-        boolean[] d = new boolean[n * 2];
+        int m = Math.max(4, n * 2);
+        ChannelFuture[] b = new ChannelFuture[m];
+        int[] c = new int[m];
+        boolean[] d = new boolean[m];
         for (int k = 0; k < size; k++) {
             int i = (head + k) & (n - 1);
             b[k] = batches[i];
@@ -106,7 +114,7 @@ final class BatchPromises implements ChannelFutureListener {
 
     private void growPromises(int needed) {
         int n = promises.length;
-        int capacity = n;
+        int capacity = Math.max(16, n);
         while (capacity < needed) {
             capacity *= 2;
         }

@@ -31,6 +31,7 @@ final class FpduBatch {
      */
     static final int MAX_OCTETS = 16 * 1024;
 
+    private static final ChannelPromise[] NO_PROMISES = {};
     private ByteBuf buf;
     /** Whether {@link #buf} holds an FPDU written with a void promise (its failure must reach exceptionCaught). */
     private boolean holdsVoidWrites;
@@ -41,8 +42,11 @@ final class FpduBatch {
      * batches are full, and a stalled connection's outbound buffer holds little unused capacity per octet.
      */
     private int nextCapacity;
-    /** The real promises of the FPDUs in {@link #buf}, in order; at most one per FPDU, so bounded by the batch. */
-    private ChannelPromise[] promises = new ChannelPromise[4];
+    /**
+     * The real promises of the FPDUs in {@link #buf}, in order; at most one per FPDU, so bounded by the batch. Empty
+     * until an FPDU with a real promise joins a batch (an idle connection holds none).
+     */
+    private ChannelPromise[] promises = NO_PROMISES;
     private int promiseCount;
     /** Completes the promises of the batches written with more than one (one listener for all of them). */
     private final BatchPromises written = new BatchPromises();
@@ -72,7 +76,7 @@ final class FpduBatch {
             return;
         }
         if (promiseCount == promises.length) {
-            promises = Arrays.copyOf(promises, promiseCount * 2);
+            promises = Arrays.copyOf(promises, Math.max(4, promiseCount * 2));
         }
         promises[promiseCount++] = promise;
     }
