@@ -2,15 +2,12 @@ package dev.iwarp.ift;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.turbo.TurboFilter;
-import ch.qos.logback.core.spi.FilterReply;
+import dev.iwarp.testkit.LevelChecks;
 import dev.iwarp.testkit.LogCapture;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-import org.slf4j.Marker;
 
 import static dev.iwarp.testkit.ChannelOctets.buf;
 import static dev.iwarp.testkit.ChannelOctets.drainInbound;
@@ -25,22 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class IftFramerTraceTest {
     private static final int FRAMES = 100;
-
-    /** Counts the framer logger's TRACE level checks made on this thread. */
-    private static final class TraceChecks extends TurboFilter {
-        private final Thread thread = Thread.currentThread();
-        int count;
-
-        @Override
-        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
-                                  Throwable t) {
-            if (Thread.currentThread() == thread && level == Level.TRACE
-                    && logger.getName().equals(IftFramer.class.getName())) {
-                count++;
-            }
-            return FilterReply.NEUTRAL;
-        }
-    }
 
     /** Sends {@link #FRAMES} frames (the F2 Send) through one framer into another. */
     private static void roundTrip() {
@@ -60,17 +41,13 @@ class IftFramerTraceTest {
 
     @Test
     void traceIsAskedOncePerHalfConnectionNotPerFrame() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        TraceChecks checks = new TraceChecks();
-        checks.start();
-        context.addTurboFilter(checks);
-        try {
+        int checks;
+        try (LevelChecks counted = LevelChecks.of(IftFramer.class, Level.TRACE)) {
             roundTrip();
-        } finally {
-            context.getTurboFilterList().remove(checks);
+            checks = counted.count();
         }
         // two framers, each with a writer and a reader; before: one check per frame on each side (2 x 100 more)
-        assertTrue(checks.count <= 4, "TRACE level checks for " + FRAMES + " frames each way: " + checks.count);
+        assertTrue(checks <= 4, "TRACE level checks for " + FRAMES + " frames each way: " + checks);
     }
 
     @Test

@@ -2,16 +2,13 @@ package dev.iwarp.mpa;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.turbo.TurboFilter;
-import ch.qos.logback.core.spi.FilterReply;
+import dev.iwarp.testkit.LevelChecks;
 import dev.iwarp.testkit.LogCapture;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-import org.slf4j.Marker;
 
 import static dev.iwarp.testkit.ChannelOctets.drainInbound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,22 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MpaFramerTraceTest {
     private static final int FPDUS = 100;
-
-    /** Counts the framer logger's TRACE level checks made on this thread. */
-    private static final class TraceChecks extends TurboFilter {
-        private final Thread thread = Thread.currentThread();
-        int count;
-
-        @Override
-        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
-                                  Throwable t) {
-            if (Thread.currentThread() == thread && level == Level.TRACE
-                    && logger.getName().equals(MpaFramer.class.getName())) {
-                count++;
-            }
-            return FilterReply.NEUTRAL;
-        }
-    }
 
     /** Sends {@link #FPDUS} FPDUs (large and small payloads) through one framer into another. */
     private static void roundTrip() {
@@ -59,17 +40,13 @@ class MpaFramerTraceTest {
 
     @Test
     void traceIsAskedOncePerHalfConnectionNotPerFpdu() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        TraceChecks checks = new TraceChecks();
-        checks.start();
-        context.addTurboFilter(checks);
-        try {
+        int checks;
+        try (LevelChecks counted = LevelChecks.of(MpaFramer.class, Level.TRACE)) {
             roundTrip();
-        } finally {
-            context.getTurboFilterList().remove(checks);
+            checks = counted.count();
         }
         // two framers, each with a writer and a reader; before: one check per FPDU on each side (2 x 100 more)
-        assertTrue(checks.count <= 4, "TRACE level checks for " + FPDUS + " FPDUs each way: " + checks.count);
+        assertTrue(checks <= 4, "TRACE level checks for " + FPDUS + " FPDUs each way: " + checks);
     }
 
     @Test
