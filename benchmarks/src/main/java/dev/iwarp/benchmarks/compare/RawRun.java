@@ -274,6 +274,18 @@ final class RawRun extends CompareRun {
             if (client != null) {
                 client.close().sync();
             }
+            if (server != null) {
+                // the server's handlers release what they hold (the Read responder its reference to the reply) when
+                // they are removed, which the close's deregistration does in a later task of the loop, after it marks
+                // the channel unregistered: once it is, a task queued now runs after that one, before the loops shut
+                // down (a loop that ended first once left the reply unreleased, which the leak detector reported)
+                server.close().sync();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (server.isRegistered() && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                server.eventLoop().submit(() -> { }).sync();
+            }
             if (listener != null) {
                 listener.close().sync();
             }
