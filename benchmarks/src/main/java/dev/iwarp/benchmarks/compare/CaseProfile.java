@@ -1,7 +1,6 @@
 package dev.iwarp.benchmarks.compare;
 
 import dev.iwarp.bootstrap.Transport;
-import io.netty.channel.EventLoop;
 import io.netty.util.ResourceLeakDetector;
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
@@ -12,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Where one {@code compare} case spends its CPU, one side at a time (ours, then raw Netty), over the measured window
@@ -58,8 +56,8 @@ public final class CaseProfile {
         StringBuilder sb = new StringBuilder();
         try (CompareRun run = side.equals("ours") ? new OursRun(c) : new RawRun(c)) {
             run.open();
-            String clientTid = tid(run.clientLoop);
-            String serverTid = tid(run.serverLoop);
+            String clientTid = CompareRun.linuxTid(run.clientLoop);
+            String serverTid = CompareRun.linuxTid(run.serverLoop);
             String clientName = CompareRun.threadOf(run.clientLoop).getName();
             String serverName = CompareRun.threadOf(run.serverLoop).getName();
             run.start();
@@ -112,11 +110,6 @@ public final class CaseProfile {
         return "other threads";
     }
 
-    /** The Linux thread id of the loop's thread. */
-    private static String tid(EventLoop loop) throws Exception {
-        return loop.submit(() -> Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString())
-                .get(10, TimeUnit.SECONDS);
-    }
 
     /** "tid comm" of every thread of this process, with its user and system CPU in clock ticks. */
     static Map<String, long[]> threadTicks() throws Exception {

@@ -4,6 +4,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.HdrHistogram.Histogram;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,6 +58,12 @@ abstract class CompareRun implements AutoCloseable {
 
     static Thread threadOf(EventLoop loop) throws Exception {
         return loop.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+    }
+
+    /** The Linux thread id of the loop's thread (for {@code /proc} and {@code perf}). */
+    static String linuxTid(EventLoop loop) throws Exception {
+        return loop.submit(() -> Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString())
+                .get(10, TimeUnit.SECONDS);
     }
 
     @Override

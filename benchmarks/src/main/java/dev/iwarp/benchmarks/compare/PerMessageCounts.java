@@ -57,8 +57,8 @@ public final class PerMessageCounts {
     private static void count(String side, CompareRun run, double seconds) throws Exception {
         try (run) {
             run.open();
-            String clientTid = tid(run.clientLoop);
-            String serverTid = tid(run.serverLoop);
+            String clientTid = CompareRun.linuxTid(run.clientLoop);
+            String serverTid = CompareRun.linuxTid(run.serverLoop);
             Counter clientCounter = attach(run.clientChannel);
             Counter serverCounter = attach(run.serverChannel);
             long clientId = CompareRun.threadOf(run.clientLoop).getId();
@@ -108,11 +108,6 @@ public final class PerMessageCounts {
         sb.append(System.lineSeparator());
     }
 
-    /** The Linux thread id of the loop's thread. */
-    private static String tid(EventLoop loop) throws Exception {
-        return loop.submit(() -> Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString())
-                .get(10, TimeUnit.SECONDS);
-    }
 
     private static Counter attach(Channel ch) throws Exception {
         if (ch == null) {
