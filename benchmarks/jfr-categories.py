@@ -3,11 +3,12 @@
 jfr-categories.py FILE.jfr THREAD[,THREAD...]. Categories: CRC, copies, TLS, socket calls (the JNI side of a system
 call), MPA, DDP/RDMAP engine, ours (other), the compare driver, Netty buffers, Netty's channel/pipeline/loop, the JDK.
 Also the share of samples with each of our layers anywhere on the stack, and the top frames."""
-import collections, re, subprocess, sys
+import collections, re, sys
+
+from jfr_samples import samples
 
 path, names = sys.argv[1], sys.argv[2].split(',')
-text = subprocess.run(['jfr', 'print', '--stack-depth', '64', '--events', 'jdk.ExecutionSample', path],
-                      capture_output=True, text=True).stdout
+recorded = list(samples(path))
 
 
 def category(frame):
@@ -41,12 +42,8 @@ for name in names:
     top = collections.Counter()
     cats = collections.Counter()
     layers = collections.Counter()
-    for event in text.split('jdk.ExecutionSample {')[1:]:
-        m = re.search(r'sampledThread = "([^"]*)"', event)
-        if not m or m.group(1) != name:
-            continue
-        frames = re.findall(r'^\s+([\w$.<>]+)\(', event.split('stackTrace = [', 1)[-1], re.M)
-        if not frames:
+    for thread, frames in recorded:
+        if thread != name:
             continue
         n += 1
         top[frames[0]] += 1

@@ -1,19 +1,15 @@
 #!/usr/bin/env python3
 """Execution-sample shares per thread from `jfr print --events jdk.ExecutionSample FILE`: self (top frame) and
 inclusive (any frame) shares of the top methods, per thread whose name matches argv[2] (regex)."""
-import re, sys, subprocess, collections
+import re, sys, collections
+from jfr_samples import samples
 path, pat = sys.argv[1], re.compile(sys.argv[2] if len(sys.argv) > 2 else '.')
 top = int(sys.argv[3]) if len(sys.argv) > 3 else 25
-text = subprocess.run(['jfr', 'print', '--stack-depth', '64', '--events', 'jdk.ExecutionSample', path], capture_output=True, text=True).stdout
 threads = collections.defaultdict(lambda: [0, collections.Counter(), collections.Counter()])
-for ev in text.split('jdk.ExecutionSample {')[1:]:
-    m = re.search(r'sampledThread = "([^"]*)"', ev)
-    if not m or not pat.search(m.group(1)):
+for thread, frames in samples(path):
+    if not pat.search(thread):
         continue
-    frames = re.findall(r'^\s+([\w$.<>]+)\(', ev.split('stackTrace = [', 1)[-1], re.M)
-    if not frames:
-        continue
-    t = threads[m.group(1)]
+    t = threads[thread]
     t[0] += 1
     t[1][frames[0]] += 1
     for f in set(frames):
