@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The {@code bench} client, on any wire: RDMA Writes or Reads against the target region {@code serve}
@@ -29,7 +28,6 @@ final class Bench implements AutoCloseable {
 
     private final BenchSettings s;
     private final List<BenchConnection> connections;
-    private final LongAdder progress;
     private final EventLoopThreadCost threads;
     /** The negotiation line when connected (MPA's MULPDU may grow later with the EMSS). */
     private String startParameters;
@@ -37,10 +35,9 @@ final class Bench implements AutoCloseable {
     private volatile boolean interrupted;
     private volatile boolean interruptedInWarmup;
 
-    private Bench(BenchSettings s, List<BenchConnection> connections, LongAdder progress, EventLoopThreadCost threads) {
+    private Bench(BenchSettings s, List<BenchConnection> connections, EventLoopThreadCost threads) {
         this.s = s;
         this.connections = connections;
-        this.progress = progress;
         this.threads = threads;
     }
 
@@ -53,12 +50,11 @@ final class Bench implements AutoCloseable {
             throw new IllegalArgumentException("size out of range: " + s.size());
         }
         List<BenchConnection> open = new ArrayList<>();
-        Bench b = new Bench(s, open, new LongAdder(), EventLoopThreadCost.NONE);
+        Bench b = new Bench(s, open, EventLoopThreadCost.NONE);
         try {
-            LongAdder progress = b.progress;
-            BenchOpening.openAll(wire, server, s, progress, open);
+            BenchOpening.openAll(wire, server, s, open);
             BenchOpening.plan(s, open);
-            return new Bench(s, open, progress, EventLoopThreadCost.of(open));
+            return new Bench(s, open, EventLoopThreadCost.of(open));
         } catch (IOException | RuntimeException e) {
             b.close();
             throw e;
@@ -126,7 +122,7 @@ final class Bench implements AutoCloseable {
             long warmupStart = System.nanoTime();
             WarmupWatch watch = null;
             if (s.warmupUntilStable()) {
-                watch = new WarmupWatch(() -> connections.stream().mapToLong(c -> c.warmupDone).sum(), s.size(),
+                watch = new WarmupWatch(() -> connections.stream().mapToLong(BenchConnection::warmupDone).sum(), s.size(),
                         progressOut, warmupStart);
                 phase(Long.MAX_VALUE, false, s.warmupNanos(), watch::stableAt);
             } else if (s.warmupNanos() > 0) {
@@ -140,7 +136,8 @@ final class Bench implements AutoCloseable {
             BenchCost.Snapshot process0 = BenchCost.Snapshot.ofThisProcess();
             long cpu0 = threads.cpuNanos();
             long alloc0 = threads.allocatedBytes();
-            Meter meter = new Meter(progress, progressOut, s.size());
+            Meter meter = new Meter(() -> connections.stream().mapToLong(BenchConnection::measuredOctets).sum(),
+                    progressOut, s.size());
             long start = System.nanoTime();
             try {
                 if (!interruptedInWarmup) { // Ctrl-C in the warm-up: no measured phase
@@ -190,6 +187,12 @@ final class Bench implements AutoCloseable {
         }
         long deadline = nanos > 0 ? System.nanoTime() + nanos : Long.MAX_VALUE;
         boolean stopped = false;
+        long[] completions = new long[connections.size()]; // each connection's count when it last moved, and when
+        long[] movedAt = new long[connections.size()];
+        for (int i = 0; i < completions.length; i++) {
+            completions[i] = connections.get(i).completions();
+            movedAt[i] = System.nanoTime();
+        }
         while (true) {
             boolean all = true;
             for (int i = 0; i < phases.size(); i++) {
@@ -203,8 +206,12 @@ final class Bench implements AutoCloseable {
                 }
                 if (!f.isDone()) {
                     all = false;
-                    long idle = System.nanoTime() - connections.get(i).lastCompletionAt;
-                    if (idle > TimeUnit.MILLISECONDS.toNanos(s.timeoutMs())) {
+                    long count = connections.get(i).completions();
+                    long at = System.nanoTime();
+                    if (count != completions[i]) {
+                        completions[i] = count;
+                        movedAt[i] = at;
+                    } else if (at - movedAt[i] > TimeUnit.MILLISECONDS.toNanos(s.timeoutMs())) {
                         throw new IOException("no completion on connection " + i + " within " + s.timeoutMs() + " ms");
                     }
                 }

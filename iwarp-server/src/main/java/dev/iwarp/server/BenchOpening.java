@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.LongAdder;
 
 /** How {@link Bench} opens its connections and plans which part of the target region each one uses. */
 final class BenchOpening {
@@ -23,8 +22,8 @@ final class BenchOpening {
     }
 
     /** Opens the connections, up to {@link #PARALLEL_CONNECTS} at a time; on a failure the rest are closed too. */
-    static void openAll(ClientWire wire, InetSocketAddress server, BenchSettings s, LongAdder progress,
-                                List<BenchConnection> open) throws IOException, InterruptedException {
+    static void openAll(ClientWire wire, InetSocketAddress server, BenchSettings s, List<BenchConnection> open)
+            throws IOException, InterruptedException {
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(s.connections(), PARALLEL_CONNECTS), r -> {
             Thread t = new Thread(r, "bench-connect");
             t.setDaemon(true);
@@ -34,7 +33,7 @@ final class BenchOpening {
             List<Future<BenchConnection>> pending = new ArrayList<>();
             for (int i = 0; i < s.connections(); i++) {
                 int index = i;
-                pending.add(pool.submit(() -> BenchConnection.open(wire, server, index, s, progress)));
+                pending.add(pool.submit(() -> BenchConnection.open(wire, server, index, s)));
             }
             IOException first = null;
             for (Future<BenchConnection> f : pending) {

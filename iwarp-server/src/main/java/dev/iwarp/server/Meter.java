@@ -1,7 +1,7 @@
 package dev.iwarp.server;
 
 import java.io.PrintWriter;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * Samples {@code bench}'s octet counter every {@link #INTERVAL_MS}: keeps the peak rate and, given a writer
@@ -11,7 +11,7 @@ final class Meter {
     static final long INTERVAL_MS = 250;
     private static final int SAMPLES_PER_LINE = 4;
 
-    private final LongAdder bytes;
+    private final LongSupplier bytes;
     private final PrintWriter progress;
     private final int messageSize;
     private final Thread thread;
@@ -19,7 +19,7 @@ final class Meter {
     private volatile boolean running = true;
     private volatile double peakBytesPerSecond;
 
-    Meter(LongAdder bytes, PrintWriter progress, int messageSize) {
+    Meter(LongSupplier bytes, PrintWriter progress, int messageSize) {
         this.bytes = bytes;
         this.progress = progress;
         this.messageSize = messageSize;
@@ -29,7 +29,7 @@ final class Meter {
     }
 
     private void sample() {
-        long last = bytes.sum();
+        long last = bytes.getAsLong();
         long lastAt = System.nanoTime();
         long lineBytes = last;
         long lineAt = lastAt;
@@ -40,7 +40,7 @@ final class Meter {
                 return;
             }
             long now = System.nanoTime();
-            long b = bytes.sum();
+            long b = bytes.getAsLong();
             double rate = (b - last) * 1e9 / Math.max(1, now - lastAt);
             if (rate > peakBytesPerSecond) {
                 peakBytesPerSecond = rate;

@@ -99,6 +99,29 @@ class BenchTest {
     }
 
     @Test
+    void aConnectionThatStopsCompletingEndsTheRunAfterItsTimeout() throws Exception {
+        server.close();
+        // 1,000 Read Response octets a second after a 64 KiB burst: the first 1 MiB Read would take 16 minutes
+        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(1 << 20),
+                ServeOptions.on(IwarpStack.builder().threads(1).readResponseRate(1_000).build()));
+        IOException e = assertThrows(IOException.class,
+                () -> Bench.run(clientStack, server.localAddress(), Bench.Op.read, 1 << 20, 4, 0, 1, false, 500));
+        assertEquals("no completion on connection 0 within 500 ms", e.getMessage());
+    }
+
+    @Test
+    void aRunLongerThanTheTimeoutGoesOnWhileItsConnectionCompletes() throws Exception {
+        server.close();
+        // 256 KiB of Read Responses a second: each 64 KiB Read completes 250 ms after the last, 8 take ~1.75 s
+        server = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0).withTargetSize(64 * 1024),
+                ServeOptions.on(IwarpStack.builder().threads(1).readResponseRate(256 * 1024).build()));
+        long start = System.nanoTime();
+        BenchResult r = Bench.run(clientStack, server.localAddress(), Bench.Op.read, 64 * 1024, 8, 0, 1, false, 1_000);
+        assertEquals(8, r.iterations());
+        assertTrue(System.nanoTime() - start > 1_000_000_000L, "the run outlasted the timeout");
+    }
+
+    @Test
     void serveBoundsTheReceivesItGrants() {
         assertEquals(BenchHello.MAX_DEPTH, BenchHello.grant(64, 1000));
         assertEquals(8, BenchHello.grant(65536, 1000), "1 MiB of ring at most, two slots per granted receive");
