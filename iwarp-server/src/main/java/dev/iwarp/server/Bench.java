@@ -122,8 +122,8 @@ final class Bench implements AutoCloseable {
             long warmupStart = System.nanoTime();
             WarmupWatch watch = null;
             if (s.warmupUntilStable()) {
-                watch = new WarmupWatch(() -> connections.stream().mapToLong(BenchConnection::warmupDone).sum(), s.size(),
-                        progressOut, warmupStart);
+                watch = new WarmupWatch(() -> connections.stream().mapToLong(BenchConnection::warmupDone).sum(),
+                        s.size(), progressOut, warmupStart);
                 phase(Long.MAX_VALUE, false, s.warmupNanos(), watch::stableAt);
             } else if (s.warmupNanos() > 0) {
                 phase(Long.MAX_VALUE, false, s.warmupNanos());
