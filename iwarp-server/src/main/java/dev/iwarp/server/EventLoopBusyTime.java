@@ -9,7 +9,6 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -58,14 +57,13 @@ final class EventLoopBusyTime implements UnaryOperator<IoHandlerFactory> {
 
     /** One event loop's handler, measured; also the context its handler reports to. */
     static final class Loop implements IoHandler, IoHandlerContext {
-        private static final AtomicLongFieldUpdater<Loop> BUSY = AtomicLongFieldUpdater.newUpdater(Loop.class, "busy");
         private final IoHandler handler;
         private final int index;
         private IoHandlerContext loop;
         /** When the last I/O pass returned; 0 before the first. Loop thread only. */
         private long passEnded;
-        /** Busy nanoseconds so far: written by the loop thread only (ordered stores), read by any. */
-        private volatile long busy;
+        /** Busy nanoseconds so far: written by the loop thread only, read by any. */
+        private final SingleWriterCounter busy = new SingleWriterCounter();
 
         Loop(IoHandler handler, int index) {
             this.handler = handler;
@@ -79,12 +77,12 @@ final class EventLoopBusyTime implements UnaryOperator<IoHandlerFactory> {
 
         /** Busy time so far, in nanoseconds. */
         long busyNanos() {
-            return busy;
+            return busy.get();
         }
 
         private void add(long nanos) {
             if (nanos > 0) {
-                BUSY.lazySet(this, busy + nanos); // one writer: no read-modify-write race
+                busy.add(nanos);
             }
         }
 

@@ -4,9 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A count one thread adds to (an event loop, per message) and any thread reads. Published with a release store
- * and read with an acquire load: on x86 the add is a plain store, where a volatile store is a fenced one and a
- * shared {@link java.util.concurrent.atomic.LongAdder} an atomic add.
+ * A count one thread adds to (an event loop, per message or per pass) and any thread reads. Published with a
+ * release store and read with an acquire load: on x86 the add is a plain store, where a volatile store is a fenced
+ * one and a shared {@link java.util.concurrent.atomic.LongAdder} an atomic add.
  */
 final class SingleWriterCounter {
     private static final VarHandle VALUE;
