@@ -29,16 +29,19 @@ final class Bench implements AutoCloseable {
     private final BenchSettings s;
     private final List<BenchConnection> connections;
     private final EventLoopThreadCost threads;
+    private final BenchLatency latency;
     /** The negotiation line when connected (MPA's MULPDU may grow later with the EMSS). */
     private String startParameters;
     /** Set by {@link #interrupt} (SIGINT): the running phase stops posting and ends with what completed. */
     private volatile boolean interrupted;
     private volatile boolean interruptedInWarmup;
 
-    private Bench(BenchSettings s, List<BenchConnection> connections, EventLoopThreadCost threads) {
+    private Bench(BenchSettings s, List<BenchConnection> connections, EventLoopThreadCost threads,
+                  BenchLatency latency) {
         this.s = s;
         this.connections = connections;
         this.threads = threads;
+        this.latency = latency;
     }
 
     /** Opens {@code s.connections()} connections and plans where each one's iterations go. */
@@ -50,11 +53,11 @@ final class Bench implements AutoCloseable {
             throw new IllegalArgumentException("size out of range: " + s.size());
         }
         List<BenchConnection> open = new ArrayList<>();
-        Bench b = new Bench(s, open, EventLoopThreadCost.NONE);
+        Bench b = new Bench(s, open, EventLoopThreadCost.NONE, null);
         try {
             BenchOpening.openAll(wire, server, s, open);
             BenchOpening.plan(s, open);
-            return new Bench(s, open, EventLoopThreadCost.of(open));
+            return new Bench(s, open, EventLoopThreadCost.of(open), BenchLatency.assign(open));
         } catch (IOException | RuntimeException e) {
             b.close();
             throw e;
@@ -132,6 +135,9 @@ final class Bench implements AutoCloseable {
             }
             long warmupTaken = System.nanoTime() - warmupStart;
             interruptedInWarmup = interrupted;
+            if (!interruptedInWarmup) {
+                latency.reset();
+            }
             BenchCost.Snapshot server0 = serverCost == null ? BenchCost.Snapshot.UNKNOWN : serverCost.get();
             BenchCost.Snapshot process0 = BenchCost.Snapshot.ofThisProcess();
             long cpu0 = threads.cpuNanos();
@@ -152,12 +158,10 @@ final class Bench implements AutoCloseable {
             BenchCost.Snapshot process = process0.until(BenchCost.Snapshot.ofThisProcess());
             BenchCost.Snapshot server = serverCost == null || server0.cpuNanos() < 0 ? BenchCost.Snapshot.UNKNOWN
                     : server0.until(serverCost.get());
-            Histogram all = new Histogram(3);
+            // interrupted in the warm-up: the histograms hold the warm-up's latencies (reset when measuring starts)
+            Histogram all = interruptedInWarmup ? BenchLatency.histogram() : latency.merged();
             long verified = 0;
             for (BenchConnection c : connections) {
-                if (!interruptedInWarmup) { // else it holds the warm-up's latencies (reset when measuring starts)
-                    all.add(c.latency);
-                }
                 verified += c.verifiedOctets;
             }
             long its = all.getTotalCount();

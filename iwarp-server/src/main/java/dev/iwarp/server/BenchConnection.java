@@ -72,7 +72,8 @@ final class BenchConnection implements WireCompletionListener {
     private IOException failure;
     private volatile boolean closing;
     private volatile boolean stopPosting;
-    final Histogram latency = new Histogram(3);
+    /** Its event loop's latency histogram ({@link BenchLatency}), set before any phase. */
+    private Histogram latency;
     volatile long verifiedOctets;
     volatile long finishedAt;
     /** Octets of the iterations completed in measured phases, for {@link Meter}'s per-second lines. */
@@ -187,6 +188,11 @@ final class BenchConnection implements WireCompletionListener {
         return depth;
     }
 
+    /** Sets the histogram its latencies go to; before any phase. */
+    void latency(Histogram h) {
+        latency = h;
+    }
+
     /** Octets of the iterations completed in measured phases so far; from any thread. */
     long measuredOctets() {
         return measuredOctets.get();
@@ -212,9 +218,6 @@ final class BenchConnection implements WireCompletionListener {
                 return;
             }
             phase = f;
-            if (recordLatency) {
-                latency.reset(); // what the warm-up recorded; the counts keep their size
-            }
             posted = 0;
             done = 0;
             budget = iterations;
@@ -365,11 +368,10 @@ final class BenchConnection implements WireCompletionListener {
         if (phase == null) {
             return;
         }
-        // the warm-up records too (its figures are reset when the measured phase starts): the histogram has grown
-        // its counts to the latencies seen before measuring, not by a few hundred KiB of new arrays in the first
-        // measured seconds, and the measured path is the one the warm-up ran (and the JIT compiled)
+        // the warm-up records too (Bench resets the figures when the measured phase starts): the measured path is
+        // the one the warm-up ran and the JIT compiled
         long now = System.nanoTime();
-        latency.recordValue(Math.max(0, now - postedAt[(int) (it % depth)]));
+        BenchLatency.record(latency, now - postedAt[(int) (it % depth)]);
         if (record) {
             measuredOctets.add(s.size());
         } else {
