@@ -7,17 +7,17 @@ import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.MDC;
 
 /**
- * Puts a connection's {@code conn} (Netty's channel id), {@code peer} (its remote address) and {@code wire}
- * into the logging MDC while its pipeline handles an inbound event, so that every line logged on the way
- * (framing errors, Terminates, the session's lines) carries them; {@code --log-format json} writes them as
- * fields. First in the pipeline; an event loop thread serves many connections, so each event restores what
- * the MDC held before.
+ * Gives a connection's log lines its {@code conn} (Netty's channel id), {@code peer} (its remote address) and
+ * {@code wire} as MDC fields while its pipeline handles an inbound event, so that every line logged on the way
+ * (framing errors, Terminates, the session's lines) carries them; {@code --log-format json} writes them as fields.
+ * First in the pipeline. An event loop thread serves many connections: an event makes its connection the thread's
+ * current one and gives the thread back its previous one at the end; {@link ConnectionLogFields} puts the current
+ * one's fields into the MDC only when a line is logged, and the end of the event takes them out again (or puts the
+ * previous connection's back). The three keys are this class's: what the MDC held under them before is not kept.
  *
  * <p>A read batch (the {@code channelRead}s of one pass of the event loop over the socket and the
- * {@code channelReadComplete} that Netty's transports fire after them) puts the fields once, at its first read,
- * and restores the MDC at its end: put and restored per event, they cost three map entries made again (the MDC
- * removes a key that was absent before) on every socket read of a busy connection. Events are handled without a
- * lambda per event for the same reason.
+ * {@code channelReadComplete} that Netty's transports fire after them) is one event from its first read to its
+ * completion. Events are handled without a lambda per event, so that a batch that logs nothing allocates nothing.
  */
 final class ConnectionLogContext extends ChannelDuplexHandler {
     static final String NAME = "log-context";
@@ -30,12 +30,12 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
     private final String wire;
     /** This connection's events running now (nested ones too), plus one while a read batch is open. */
     private int depth;
-    /** A read batch is open: its fields stay in the MDC until its channelReadComplete. */
+    /** A read batch is open: this connection stays the thread's current one until its channelReadComplete. */
     private boolean inRead;
-    /** What the MDC held before the outermost event put this connection's fields. */
-    private String outerConn;
-    private String outerPeer;
-    private String outerWire;
+    /** The thread's slot while an event runs, and what it held before the outermost event. */
+    private ConnectionLogFields.Slot slot;
+    private ConnectionLogContext outer;
+    private boolean outerInMdc;
 
     private ConnectionLogContext(Channel ch, String wire) {
         this.conn = ch.id().asShortText();
@@ -45,10 +45,11 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
 
     /** Adds the handler at the head of {@code ch}'s pipeline. */
     static void install(Channel ch, String wire) {
+        ConnectionLogFields.ensureInstalled();
         ch.pipeline().addFirst(NAME, new ConnectionLogContext(ch, wire));
     }
 
-    /** Runs {@code r} (e.g. a close listener's log line) with {@code ch}'s fields in the MDC, if it has them. */
+    /** Runs {@code r} (e.g. a close listener's log line) with {@code ch}'s fields on its lines, if it has them. */
     static void run(Channel ch, Runnable r) {
         ChannelHandler h = ch.pipeline().get(NAME);
         if (h instanceof ConnectionLogContext c) {
@@ -67,27 +68,39 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
         }
     }
 
-    /** The fields in the MDC, unless an event of this connection put them already. */
+    /** Puts this connection's fields into the MDC (a line is about to be logged). */
+    void putFields() {
+        MDC.put(CONN, conn);
+        MDC.put(PEER, peer);
+        MDC.put(WIRE, wire);
+    }
+
+    /** This connection becomes the thread's current one, unless an event of it runs already. */
     private void enter() {
         if (depth++ == 0) {
-            outerConn = MDC.get(CONN);
-            outerPeer = MDC.get(PEER);
-            outerWire = MDC.get(WIRE);
-            MDC.put(CONN, conn);
-            MDC.put(PEER, peer);
-            MDC.put(WIRE, wire);
+            slot = ConnectionLogFields.slot();
+            outer = slot.current;
+            outerInMdc = slot.inMdc;
+            slot.current = this;
+            slot.inMdc = false;
         }
     }
 
-    /** The MDC as it was, once the outermost event of this connection ends. */
+    /** The thread's previous connection again (its fields back if they were in the MDC), at the outermost end. */
     private void exit() {
         if (--depth == 0) {
-            restore(CONN, outerConn);
-            restore(PEER, outerPeer);
-            restore(WIRE, outerWire);
-            outerConn = null;
-            outerPeer = null;
-            outerWire = null;
+            ConnectionLogFields.Slot s = slot;
+            if (s.inMdc) {
+                if (outerInMdc) {
+                    outer.putFields(); // the same keys: no new entries
+                } else {
+                    ConnectionLogFields.removeFields();
+                }
+            }
+            s.current = outer;
+            s.inMdc = outerInMdc;
+            slot = null;
+            outer = null;
         }
     }
 
@@ -96,14 +109,6 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
         if (inRead) {
             inRead = false;
             exit();
-        }
-    }
-
-    private static void restore(String key, String value) {
-        if (value == null) {
-            MDC.remove(key);
-        } else {
-            MDC.put(key, value);
         }
     }
 

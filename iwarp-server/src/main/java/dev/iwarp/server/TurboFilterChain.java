@@ -50,13 +50,28 @@ final class TurboFilterChain extends TurboFilter {
      * filter itself when the list is empty, else a chain of those there and it.
      */
     static synchronized void add(LoggerContext context, TurboFilter filter) {
-        TurboFilterList list = context.getTurboFilterList();
-        if (list.isEmpty()) {
-            context.addTurboFilter(filter);
-            return;
-        }
         List<TurboFilter> all = new ArrayList<>(filtersOf(context));
         all.add(filter);
+        install(context, all);
+    }
+
+    /**
+     * As {@link #add}, but asked before the filters {@code context} has: for a filter that must see every call
+     * another filter could ACCEPT (an ACCEPT skips the filters after it).
+     */
+    static synchronized void addFirst(LoggerContext context, TurboFilter filter) {
+        List<TurboFilter> all = new ArrayList<>();
+        all.add(filter);
+        all.addAll(filtersOf(context));
+        install(context, all);
+    }
+
+    private static void install(LoggerContext context, List<TurboFilter> all) {
+        TurboFilterList list = context.getTurboFilterList();
+        if (all.size() == 1) { // the list is empty
+            context.addTurboFilter(all.get(0));
+            return;
+        }
         TurboFilterChain chain = new TurboFilterChain(all);
         chain.setContext(context);
         chain.setName("iwarp-turbo-filters");

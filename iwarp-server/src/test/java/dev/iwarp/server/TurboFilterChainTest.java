@@ -87,6 +87,19 @@ class TurboFilterChainTest {
     }
 
     @Test
+    void aFilterAddedFirstIsAskedBeforeOneThatAccepts() {
+        LoggerContext context = new LoggerContext();
+        Counting accept = new Counting(FilterReply.ACCEPT);
+        context.addTurboFilter(accept);
+        Counting first = new Counting(FilterReply.NEUTRAL);
+        TurboFilterChain.addFirst(context, first);
+        assertTrue(context.getLogger("x").isTraceEnabled(), "the ACCEPT decides");
+        assertEquals(1, first.asked.get(), "asked before the filter that accepted");
+        assertEquals(List.of(first, accept), TurboFilterChain.filtersOf(context));
+        context.stop();
+    }
+
+    @Test
     void aFilterAloneIsAddedAsItIs() {
         LoggerContext context = new LoggerContext();
         Counting only = new Counting(FilterReply.NEUTRAL);
