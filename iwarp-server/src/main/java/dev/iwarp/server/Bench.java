@@ -102,6 +102,11 @@ final class Bench implements AutoCloseable {
         return interruptedInWarmup;
     }
 
+    /** Main requests per signaled one ({@code --cq-mod} as the connections apply it; the least over them). */
+    int signalEvery() {
+        return connections.stream().mapToInt(BenchConnection::signalEvery).min().orElse(1);
+    }
+
     /** Iterations in flight per connection, as granted (the least over the connections). */
     int depth() {
         return connections.stream().mapToInt(BenchConnection::depth).min().orElse(0);
@@ -164,7 +169,8 @@ final class Bench implements AutoCloseable {
             for (BenchConnection c : connections) {
                 verified += c.verifiedOctets;
             }
-            long its = all.getTotalCount();
+            // not the histogram's count: with --cq-mod only the signaled iterations have a latency
+            long its = connections.stream().mapToLong(BenchConnection::measuredOctets).sum() / s.size();
             BenchConnection first = connections.get(0);
             return new BenchResult(s.op(), s.size(), depth(), its, its * s.size(), Math.max(1, end - start), all,
                     first.connection().summary(), first.connection().crc(), first.connection().readDepth(),

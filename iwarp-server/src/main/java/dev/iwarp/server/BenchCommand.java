@@ -63,6 +63,12 @@ final class BenchCommand implements Callable<Integer> {
             + "send: at most the receives serve posts (default: ${DEFAULT-VALUE}).")
     int depth = 16;
 
+    @Option(names = "--cq-mod", paramLabel = "N", description = "Post one Write, Read or Send in N signaled, the "
+            + "others without a completion (perftest's --cq-mod, selective signaling): the client's work per message "
+            + "drops, and only the signaled ones have a latency. 1..1024, at most --depth; 1 with --verify or a wire "
+            + "that reports every completion (VI/TCP) (default: ${DEFAULT-VALUE}).")
+    int cqMod = 1;
+
     @Option(names = "--warmup", paramLabel = "stable|N|Ns", description = "Warm-up before measuring, not in the "
             + "figures: 'stable' runs until the rate holds (three 0.5 s windows within 10 %% of each other) and the "
             + "JIT compiler is quiet (under 5 %% of the last window), at most --warmup-max; N messages per connection, or N seconds with an 's' (e.g. 2s); 0 = none "
@@ -123,7 +129,7 @@ final class BenchCommand implements Callable<Integer> {
              ClientWire client = tls.clientWire(wire, stack, threads);
              Bench bench = Bench.connect(client, server, s)) {
             BenchReport.header(format == BenchReport.Format.text ? out : err, s, bench.summary(), bench.parameters(),
-                    bench.depth());
+                    bench.depth(), bench.signalEvery());
             // SIGINT (Ctrl-C): stop posting, let what is in flight complete, print what was measured, marked partial
             java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
             Thread onSignal = new Thread(() -> {
@@ -182,6 +188,7 @@ final class BenchCommand implements Callable<Integer> {
         check(depth >= 1 && depth <= MAX_DEPTH, "--depth must be 1.." + MAX_DEPTH, depth);
         check(connections >= 1 && connections <= MAX_CONNECTIONS, "--connections must be 1.." + MAX_CONNECTIONS,
                 connections);
+        check(cqMod >= 1 && cqMod <= MAX_DEPTH, "--cq-mod must be 1.." + MAX_DEPTH, cqMod);
         check(timeoutMs >= 1 && timeoutMs <= 3_600_000, "--timeout must be 1..3600000 ms", timeoutMs);
         check(output.matches("(?i)text|json|csv"), "--output must be text, json or csv", output);
         long warmupIterations = 0;
@@ -205,7 +212,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         long durationNanos = durationSec == null ? 0 : (long) (durationSec * TimeUnit.SECONDS.toNanos(1));
         return new BenchSettings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
-                warmupNanos, verify, timeoutMs, -1);
+                warmupNanos, verify, timeoutMs, -1, cqMod);
     }
 
     private static void check(boolean ok, String rule, Object value) {

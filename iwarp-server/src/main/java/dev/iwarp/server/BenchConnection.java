@@ -59,9 +59,12 @@ final class BenchConnection implements WireCompletionListener {
 
     // event-loop state
     private long next;          // iterations posted on this connection, all phases: the pattern's iteration
-    private long sendsDone;     // Send completions (send op), all phases
+    private long sendsDone;     // Sends completed (send op), all phases
     private long echoes;        // echoes received (send op), all phases
-    private long mainsDone;     // KIND_MAIN Send queue completions, all phases: they come in posting order
+    private long mainsDone;     // iterations whose main request completed, all phases: they come in posting order
+    private SignaledIterations signaled; // main requests posted signaled, in flight
+    private int signalEvery = 1; // a main request signaled in this many (and the last of each burst of posts)
+    private boolean filling;
     private long checksDone;    // KIND_CHECK completions (write --verify), all phases
     private long posted;        // iterations posted in this phase
     private long done;          // iterations completed in this phase
@@ -162,6 +165,7 @@ final class BenchConnection implements WireCompletionListener {
     void plan(long base, long share) throws IOException {
         if (s.op() == Bench.Op.send) {
             postedAt = new long[depth];
+            signaling();
             return;
         }
         targetBase = base;
@@ -178,6 +182,18 @@ final class BenchConnection implements WireCompletionListener {
             depth = Math.min(depth, slots);
         }
         postedAt = new long[depth];
+        signaling();
+    }
+
+    /** How often a main request goes signaled: --cq-mod, where the wire can leave successes unreported. */
+    private void signaling() {
+        signalEvery = s.verify() || !conn.signalsSelectively() ? 1 : Math.max(1, Math.min(s.cqMod(), depth));
+        signaled = new SignaledIterations(depth);
+    }
+
+    /** Main requests per signaled one (1: every one). */
+    int signalEvery() {
+        return signalEvery;
     }
 
     WireConnection connection() {
@@ -240,19 +256,44 @@ final class BenchConnection implements WireCompletionListener {
      * read costs ~25 ns on a VM), and the post follows within the completion's bookkeeping.
      */
     private void fill(long now) {
-        while (!stopPosting && posted < budget && next - completedAll() < depth && failure == null) {
-            long it = next++;
-            posted++; // before posting: a completion may run inside the post call and look at the counts
-            post(it, now != 0 ? now : System.nanoTime());
-            now = 0;
+        if (filling) {
+            return; // a completion that ran inside a post: the loop below posts what it allows
         }
+        filling = true;
+        try {
+            int n;
+            while ((n = window()) > 0) { // a burst: its last request goes signaled
+                long first = next;
+                for (int k = 0; k < n && failure == null; k++) {
+                    long it = next++;
+                    posted++; // before posting: a completion may run inside the post call and look at the counts
+                    boolean signal = SignaledIterations.signaled(it, first, n, signalEvery);
+                    if (signal) {
+                        signaled.add(it);
+                    }
+                    // a Send's latency runs to its echo, which every iteration has: each post reads the clock
+                    boolean timed = signal || s.op() == Bench.Op.send;
+                    post(it, !timed ? 0 : k == 0 && now != 0 ? now : System.nanoTime(), signal);
+                }
+            }
+        } finally {
+            filling = false;
+        }
+    }
+
+    /** How many iterations may be posted now. */
+    private int window() {
+        if (stopPosting || failure != null) {
+            return 0;
+        }
+        return (int) Math.max(0, Math.min(depth - (next - completedAll()), budget - posted));
     }
 
     private long completedAll() {
         return s.op() == Bench.Op.send ? Math.min(sendsDone, echoes) : next - (posted - done);
     }
 
-    private void post(long it, long now) {
+    private void post(long it, long now, boolean signal) {
         int size = s.size();
         int slot = (int) (it % slots);
         // a work request carries the slot its offsets depend on, not the iteration: the same request repeats and
@@ -269,7 +310,7 @@ final class BenchConnection implements WireCompletionListener {
         }
         switch (s.op()) {
             case write -> {
-                conn.postRdmaWrite(main, src, local, size, remote, target.stag());
+                conn.postRdmaWrite(main, src, local, size, remote, target.stag(), signal);
                 if (s.verify()) {
                     conn.postRdmaRead(wr(slot, KIND_CHECK), sink, local, size, remote, target.stag());
                 }
@@ -278,9 +319,9 @@ final class BenchConnection implements WireCompletionListener {
                 if (s.verify()) {
                     conn.postRdmaWrite(wr(slot, KIND_SETUP), src, local, size, remote, target.stag());
                 }
-                conn.postRdmaRead(main, sink, local, size, remote, target.stag());
+                conn.postRdmaRead(main, sink, local, size, remote, target.stag(), signal);
             }
-            default -> conn.postSend(main, src, local, size);
+            default -> conn.postSend(main, src, local, size, signal);
         }
     }
 
@@ -316,26 +357,34 @@ final class BenchConnection implements WireCompletionListener {
             return;
         }
         completions.add(1); // the event loop is the only writer
+        long from = 0; // a main completion: the first iteration it completes (with the unsignaled ones before it)
         if (!receive && (kind == KIND_MAIN || kind == KIND_CHECK)) {
-            it = kind == KIND_MAIN ? mainsDone++ : checksDone++;
-            if (slotOf(wrId) != (kind == KIND_MAIN ? wrSlot(it) : it % slots)) { // what posting order says it must be
+            from = mainsDone;
+            it = kind == KIND_MAIN ? signaled.poll() : checksDone++;
+            if (it < 0 || slotOf(wrId) != (kind == KIND_MAIN ? wrSlot(it) : it % slots)) { // what posting order says
                 fail(new IOException("the completion of iteration " + it + " carries slot " + slotOf(wrId)
                         + ": completions left posting order"));
                 return;
+            }
+            if (kind == KIND_MAIN) {
+                mainsDone = it + 1;
             }
         }
         if (s.op() == Bench.Op.send) {
             if (receive) {
                 onEcho((int) it, byteLength);
             } else {
-                sendsDone++;
+                sendsDone = mainsDone;
                 fill(0);
             }
-        } else if (kind == KIND_CHECK || kind == KIND_MAIN && !(s.verify() && s.op() == Bench.Op.write)) {
-            if (s.verify() && !check(it, (int) (it % slots) * s.size())) {
-                return;
+        } else if (kind == KIND_CHECK) {
+            if (check(it, (int) (it % slots) * s.size())) {
+                finishIterations(it, it);
             }
-            finishIteration(it);
+        } else if (kind == KIND_MAIN && !(s.verify() && s.op() == Bench.Op.write)) {
+            if (!s.verify() || check(it, (int) (it % slots) * s.size())) {
+                finishIterations(from, it);
+            }
         }
     }
 
@@ -349,7 +398,7 @@ final class BenchConnection implements WireCompletionListener {
             return;
         }
         conn.postRecv(wr(slot, KIND_RECV), sink, slot * s.size(), s.size());
-        finishIteration(it);
+        finishIterations(it, it);
     }
 
     private boolean check(long it, int local) {
@@ -364,20 +413,22 @@ final class BenchConnection implements WireCompletionListener {
         return true;
     }
 
-    private void finishIteration(long it) {
+    /** Iterations {@code from} to {@code it} completed; {@code it}'s completion (or echo) is the one that came. */
+    private void finishIterations(long from, long it) {
         if (phase == null) {
             return;
         }
         // the warm-up records too (Bench resets the figures when the measured phase starts): the measured path is
-        // the one the warm-up ran and the JIT compiled
+        // the one the warm-up ran and the JIT compiled. Only the iteration whose completion came has a latency.
         long now = System.nanoTime();
         BenchLatency.record(latency, now - postedAt[(int) (it % depth)]);
+        long n = it - from + 1;
         if (record) {
-            measuredOctets.add(s.size());
+            measuredOctets.add(n * s.size());
         } else {
-            warmupDone.add(1);
+            warmupDone.add(n);
         }
-        done++;
+        done += n;
         fill(now);
         maybeFinish();
     }

@@ -19,7 +19,8 @@ final class BenchReport {
     }
 
     /** The header, printed once connected and before the run (text: to stdout; json/csv: to stderr). */
-    static void header(PrintWriter out, BenchSettings s, String summary, String parameters, int depth) {
+    static void header(PrintWriter out, BenchSettings s, String summary, String parameters, int depth,
+                       int signalEvery) {
         String count = s.durationNanos() > 0 ? String.format(Locale.ROOT, "%.3g s", s.durationNanos() / 1e9)
                 : String.valueOf(s.iterations() * s.connections());
         out.printf("bench %s: %d octets x %s, depth %d, %d connection(s), %s%n", s.op(), s.size(), count, depth,
@@ -31,8 +32,9 @@ final class BenchReport {
             case send -> "Send/echo BW and latency";
         });
         out.printf(" Connection      : %s%n", parameters);
-        out.printf(" Connections     : %-10d Depth           : %d%s%n", s.connections(), depth,
-                depth < s.depth() ? " (asked " + s.depth() + ")" : "");
+        out.printf(" Connections     : %-10d Depth           : %d%s%s%n", s.connections(), depth,
+                depth < s.depth() ? " (asked " + s.depth() + ")" : "",
+                signalEvery > 1 ? ", 1 in " + signalEvery + " signaled (--cq-mod)" : "");
         out.printf(" Message size    : %-10d %s%n", s.size(), s.durationNanos() > 0
                 ? String.format(Locale.ROOT, "Duration        : %.3g s", s.durationNanos() / 1e9)
                 : "Iterations      : " + s.iterations() + " per connection");

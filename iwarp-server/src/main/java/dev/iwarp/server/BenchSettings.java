@@ -13,10 +13,12 @@ package dev.iwarp.server;
  *                         first, echoes compared
  * @param corruptIteration test hook: connection 0 flips one octet of this iteration's data after writing the
  *                         pattern, so verify must fail (-1: off)
+ * @param cqMod            a main work request posted signaled in this many (perftest's {@code --cq-mod}), and the
+ *                         last of each burst; 1: every one ({@link SignaledIterations})
  */
 record BenchSettings(Bench.Op op, int size, long iterations, long durationNanos, int depth, boolean crc,
                      int connections, long warmupIterations, long warmupNanos, boolean verify, long timeoutMs,
-                     long corruptIteration) {
+                     long corruptIteration, int cqMod) {
     /** {@code warmupIterations} of a warm-up that runs until the rate is stable. */
     static final long WARMUP_STABLE = -1;
 
@@ -25,31 +27,36 @@ record BenchSettings(Bench.Op op, int size, long iterations, long durationNanos,
     }
 
     static BenchSettings of(Bench.Op op, int size, long iterations, int depth) {
-        return new BenchSettings(op, size, iterations, 0, depth, false, 1, 0, 0, false, 10_000, -1);
+        return new BenchSettings(op, size, iterations, 0, depth, false, 1, 0, 0, false, 10_000, -1, 1);
     }
 
     BenchSettings withConnections(int n) {
         return new BenchSettings(op, size, iterations, durationNanos, depth, crc, n, warmupIterations, warmupNanos,
-                verify, timeoutMs, corruptIteration);
+                verify, timeoutMs, corruptIteration, cqMod);
     }
 
     BenchSettings withVerify(boolean v, long corrupt) {
         return new BenchSettings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
-                warmupNanos, v, timeoutMs, corrupt);
+                warmupNanos, v, timeoutMs, corrupt, cqMod);
     }
 
     BenchSettings withWarmup(long its, long nanos) {
         return new BenchSettings(op, size, iterations, durationNanos, depth, crc, connections, its, nanos, verify,
-                timeoutMs, corruptIteration);
+                timeoutMs, corruptIteration, cqMod);
     }
 
     BenchSettings withDuration(long nanos) {
         return new BenchSettings(op, size, iterations, nanos, depth, crc, connections, warmupIterations, warmupNanos,
-                verify, timeoutMs, corruptIteration);
+                verify, timeoutMs, corruptIteration, cqMod);
+    }
+
+    BenchSettings withCqMod(int n) {
+        return new BenchSettings(op, size, iterations, durationNanos, depth, crc, connections, warmupIterations,
+                warmupNanos, verify, timeoutMs, corruptIteration, n);
     }
 
     BenchSettings withCrc(boolean c, long timeout) {
         return new BenchSettings(op, size, iterations, durationNanos, depth, c, connections, warmupIterations,
-                warmupNanos, verify, timeout, corruptIteration);
+                warmupNanos, verify, timeout, corruptIteration, cqMod);
     }
 }

@@ -125,8 +125,13 @@ public final class IwarpWire {
         private SendRequest lastRead;
         private SendRequest lastWrite;
         private RecvRequest lastRecv;
+        /** The same for requests posted unsignaled (selective signaling: they alternate with signaled ones). */
+        private SendRequest lastQuietSend;
+        private SendRequest lastQuietRead;
+        private SendRequest lastQuietWrite;
         /** Sends and receives posted before, by wrId, from the first that differed from the last one on (a ring). */
         private ReuseTable<SendRequest> sends;
+        private ReuseTable<SendRequest> quietSends;
         private ReuseTable<RecvRequest> recvs;
 
         Connection(WireCompletionListener listener) {
@@ -181,19 +186,42 @@ public final class IwarpWire {
         }
 
         @Override
+        public boolean signalsSelectively() {
+            return true;
+        }
+
+        @Override
         public void postSend(long wrId, WireRegion local, int offset, int length) {
+            postSend(wrId, local, offset, length, true);
+        }
+
+        @Override
+        public void postSend(long wrId, WireRegion local, int offset, int length, boolean signaled) {
             Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = lastSend;
-            if (!same(r, wrId, sge, 0, 0)) {
-                ReuseTable<SendRequest> t = sends != null || r == null ? sends : (sends = new ReuseTable<>());
+            SendRequest r = signaled ? lastSend : lastQuietSend;
+            if (!same(r, wrId, sge, 0, 0, signaled)) {
+                ReuseTable<SendRequest> t = signaled ? sends : quietSends;
+                if (t == null && r != null) { // a second request of the kind: a ring, kept by wrId from now on
+                    t = new ReuseTable<>();
+                    if (signaled) {
+                        sends = t;
+                    } else {
+                        quietSends = t;
+                    }
+                }
                 r = t == null ? null : t.get(wrId);
-                if (!same(r, wrId, sge, 0, 0)) {
+                if (!same(r, wrId, sge, 0, 0, signaled)) {
                     r = SendRequest.send(wrId, sge);
+                    r = signaled ? r : r.unsignaled();
                     if (t != null) {
                         t.put(wrId, r);
                     }
                 }
-                lastSend = r;
+                if (signaled) {
+                    lastSend = r;
+                } else {
+                    lastQuietSend = r;
+                }
             }
             qp.postSend(r);
         }
@@ -201,11 +229,22 @@ public final class IwarpWire {
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle) {
+            postRdmaRead(wrId, local, offset, length, remoteAddress, remoteHandle, true);
+        }
+
+        @Override
+        public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
+                                 int remoteHandle, boolean signaled) {
             Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = lastRead;
-            if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
+            SendRequest r = signaled ? lastRead : lastQuietRead;
+            if (!same(r, wrId, sge, remoteHandle, remoteAddress, signaled)) {
                 r = SendRequest.rdmaRead(wrId, sge, remoteHandle, remoteAddress);
-                lastRead = r;
+                r = signaled ? r : r.unsignaled();
+                if (signaled) {
+                    lastRead = r;
+                } else {
+                    lastQuietRead = r;
+                }
             }
             qp.postSend(r);
         }
@@ -213,18 +252,30 @@ public final class IwarpWire {
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle) {
+            postRdmaWrite(wrId, local, offset, length, remoteAddress, remoteHandle, true);
+        }
+
+        @Override
+        public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
+                                  int remoteHandle, boolean signaled) {
             Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = lastWrite;
-            if (!same(r, wrId, sge, remoteHandle, remoteAddress)) {
+            SendRequest r = signaled ? lastWrite : lastQuietWrite;
+            if (!same(r, wrId, sge, remoteHandle, remoteAddress, signaled)) {
                 r = SendRequest.rdmaWrite(wrId, sge, remoteHandle, remoteAddress);
-                lastWrite = r;
+                r = signaled ? r : r.unsignaled();
+                if (signaled) {
+                    lastWrite = r;
+                } else {
+                    lastQuietWrite = r;
+                }
             }
             qp.postSend(r);
         }
 
-        private static boolean same(SendRequest r, long wrId, Sge sge, int remoteStag, long remoteTo) {
+        private static boolean same(SendRequest r, long wrId, Sge sge, int remoteStag, long remoteTo,
+                                    boolean signaled) {
             return r != null && r.wrId() == wrId && r.local() == sge && r.remoteStag() == remoteStag
-                    && r.remoteTo() == remoteTo;
+                    && r.remoteTo() == remoteTo && r.isSignaled() == signaled;
         }
 
         @Override

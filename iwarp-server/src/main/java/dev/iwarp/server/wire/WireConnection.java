@@ -23,6 +23,32 @@ public interface WireConnection {
     /** Writes {@code length} local octets to the peer's ({@code remoteAddress}, {@code remoteHandle}). */
     void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress, int remoteHandle);
 
+    /**
+     * Whether a request posted unsignaled ({@code signaled} false below) completes without a completion when it
+     * succeeds, as verbs' selective signaling has it: a later signaled request's completion then says it completed
+     * (a send queue completes in posting order). A wire that cannot reports every completion, and says false.
+     */
+    default boolean signalsSelectively() {
+        return false;
+    }
+
+    /** {@link #postSend}, unsignaled when {@code signaled} is false ({@link #signalsSelectively}). */
+    default void postSend(long wrId, WireRegion local, int offset, int length, boolean signaled) {
+        postSend(wrId, local, offset, length);
+    }
+
+    /** {@link #postRdmaRead}, unsignaled when {@code signaled} is false ({@link #signalsSelectively}). */
+    default void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
+                              int remoteHandle, boolean signaled) {
+        postRdmaRead(wrId, local, offset, length, remoteAddress, remoteHandle);
+    }
+
+    /** {@link #postRdmaWrite}, unsignaled when {@code signaled} is false ({@link #signalsSelectively}). */
+    default void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
+                               int remoteHandle, boolean signaled) {
+        postRdmaWrite(wrId, local, offset, length, remoteAddress, remoteHandle);
+    }
+
     /** The TCP connection (close it to disconnect; its close future ends the connection's life). */
     Channel channel();
 
