@@ -63,6 +63,10 @@ public final class Compare implements Callable<Integer> {
             + "on as many event loops as bench's), e.g. 1,16,256; a case at N > 1 is named with -cN. Rates are "
             + "aggregates, CPU and allocation per message over all connections' messages. Default: 1.")
     List<Integer> connections = List.of(1);
+    @Option(names = "--cq-mod", paramLabel = "N", description = "--processes only: bench's --cq-mod, one Write, "
+            + "Read or Send in N signaled (perftest's selective signaling; the raw client has no completions at "
+            + "all). Default ${DEFAULT-VALUE}: every one.")
+    int cqMod = 1;
     @Option(names = "--serve-jar", paramLabel = "FILE", description = "The packaged server for --processes "
             + "(default: ${DEFAULT-VALUE}).")
     Path serveJar = Path.of("iwarp-server/target/iwarp-server.jar");

@@ -48,6 +48,8 @@ final class ProcessCompare {
     private final List<Process> servers = new ArrayList<>();
     /** The raw program of the Read cases ({@code compare --raw-read}). */
     RawRead.Mode rawRead = RawRead.Mode.REQUEST_RESPONSE;
+    /** bench's --cq-mod (1: every request signaled). */
+    int cqMod = 1;
 
     static final double STABLE = -1;
 
@@ -165,6 +167,9 @@ final class ProcessCompare {
                 : List.of("--warmup", warmup + "s"));
         if (c.crc()) {
             cmd.add("--crc");
+        }
+        if (cqMod > 1) {
+            cmd.addAll(List.of("--cq-mod", String.valueOf(Math.min(cqMod, c.depth()))));
         }
         return sample(cmd, 0, c.connections());
     }

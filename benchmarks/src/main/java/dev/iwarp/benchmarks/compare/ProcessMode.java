@@ -20,6 +20,10 @@ final class ProcessMode {
                 + System.getProperty("java.version");
         ProcessCompare pc = new ProcessCompare(o.serveJar, o.processWarmup, o.warmupMax, o.seconds, out);
         pc.rawRead = o.rawReadMode;
+        if (o.cqMod < 1 || o.cqMod > 1024) {
+            throw new IllegalArgumentException("--cq-mod must be 1..1024: " + o.cqMod);
+        }
+        pc.cqMod = o.cqMod;
         if (!o.json) {
             out.printf(Locale.ROOT, "compare --processes: %d round(s) of %s + %.1f s per side, every "
                     + "side its own JVM%nmachine: %s%nload average before: %s%n", o.rounds, pc.warmupRule(), o.seconds,
@@ -29,6 +33,9 @@ final class ProcessMode {
             if (!o.connections.equals(List.of(1))) {
                 out.println("every case on " + o.connections + " connection(s) at once, both sides; rates are "
                         + "aggregates, depth is per connection");
+            }
+            if (o.cqMod > 1) {
+                out.println("bench posts one request in " + o.cqMod + " signaled (--cq-mod; a burst's last too)");
             }
             out.println(o.rawReadLine());
             out.println("cpu and alloc per message per process (c/s = client/server process, all threads)");
