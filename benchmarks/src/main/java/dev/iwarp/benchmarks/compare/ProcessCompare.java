@@ -153,6 +153,11 @@ final class ProcessCompare {
 
     /** Ours: a bench process against serve. */
     Sample ours(CompareCase c, int port) {
+        return sample(oursCommand(c, port), 0, c.connections());
+    }
+
+    /** The bench command line of {@link #ours}. */
+    List<String> oursCommand(CompareCase c, int port) {
         List<String> cmd = new ArrayList<>(List.of(java, "-jar", serveJar.toString(), "bench", "127.0.0.1:" + port,
                 "--transport", c.transport().cliName(), "--op", switch (c.op()) {
                     case WRITE -> "write";
@@ -171,7 +176,7 @@ final class ProcessCompare {
         if (cqMod > 1) {
             cmd.addAll(List.of("--cq-mod", String.valueOf(Math.min(cqMod, c.depth()))));
         }
-        return sample(cmd, 0, c.connections());
+        return cmd;
     }
 
     /** Raw: a RawClient process against the raw peer. */
