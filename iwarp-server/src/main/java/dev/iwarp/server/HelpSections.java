@@ -40,7 +40,8 @@ final class HelpSections {
             Map.entry("--startup-timeout", CONNECTION),
 
             Map.entry("--case", RUN), Map.entry("--connections", RUN), Map.entry("--count", RUN),
-            Map.entry("--depth", RUN), Map.entry("--duration", RUN), Map.entry("--iterations", RUN),
+            Map.entry("--depth", RUN), Map.entry("--cq-mod", RUN), Map.entry("--duration", RUN),
+            Map.entry("--iterations", RUN),
             Map.entry("--op", RUN), Map.entry("--size", RUN), Map.entry("--recv-size", RUN),
             Map.entry("--verify", RUN), Map.entry("--warmup", RUN), Map.entry("--warmup-max", RUN),
             Map.entry("--no-server-cost", RUN), Map.entry("--transport", CONNECTION), Map.entry("-C", RUN), Map.entry("-S", RUN),
