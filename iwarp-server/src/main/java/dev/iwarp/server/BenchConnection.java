@@ -251,9 +251,12 @@ final class BenchConnection implements WireCompletionListener {
     }
 
     /**
-     * Posts while fewer than {@code depth} iterations are in flight. {@code now}: the clock read of the completion
+     * Posts while fewer than {@code depth} iterations are in flight, in bursts of what the window allows, each
+     * ending with a signaled request ({@link SignaledIterations}): a burst is posted whole once begun, even if a
+     * timed phase stops meanwhile, so that what it posted completes. {@code now}: the clock read of the completion
      * that calls this (0: none), taken as the first post's time: one clock read per message instead of two (a
-     * read costs ~25 ns on a VM), and the post follows within the completion's bookkeeping.
+     * read costs ~25 ns on a VM), and the post follows within the completion's bookkeeping; unsignaled posts,
+     * which have no latency, read none.
      */
     private void fill(long now) {
         if (filling) {
