@@ -190,6 +190,8 @@ class CommandLineTest {
                     r.out().lines().limit(3).toList());
             assertTrue(r.out().lines().toList().get(3).startsWith("2/2 messages of 16 octets answered by " + at),
                     r.out());
+            // serve counts an echo at its Send's completion, which may come after the client has the echo
+            assertTrue(server.lastSession().awaitCounts(0, 0, 2, 10_000), () -> String.valueOf(server.lastSession()));
             assertEquals(2, server.lastSession().echoes());
         }
         try (RpingServer echo = RpingServer.start(ServerConfig.defaults().withAddress("127.0.0.1", 0)
