@@ -1,13 +1,11 @@
 package dev.iwarp.server;
 
 import dev.iwarp.server.wire.ClientWire;
-import dev.iwarp.server.wire.WireAccess;
 import dev.iwarp.server.wire.WireCompletionListener;
 import dev.iwarp.server.wire.WireConnection;
 import dev.iwarp.server.wire.WireDomain;
 import dev.iwarp.server.wire.WireRegion;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -35,20 +33,9 @@ import static dev.iwarp.server.BenchWrIds.wr;
  * (RFC 5040 §5.5; VI work queues), and so do its receives. Its work-request ids: {@link BenchWrIds}.
  */
 final class BenchConnection implements WireCompletionListener {
-    /** Most octets of local buffers per connection for slots (verify, Sends): bounds depth x size. */
-    static final long MAX_BUFFER = 64L << 20;
-
-    private final int index;
     private final BenchSettings s;
     private final WireDomain domain;
-    private final ByteBuf srcMemory;
-    private final ByteBuf sinkMemory;
-    private final WireRegion src;
-    private final WireRegion sink;
-    /** One message of scratch for --verify's pattern (built and checked in bulk), else null. */
-    private final byte[] verifyScratch;
-    private ByteBuf helloMemory;
-    private WireRegion hello;
+    private final BenchMemory memory;
     private WireConnection conn;
     private final CompletableFuture<Integer> helloAnswer = new CompletableFuture<>();
 
@@ -87,24 +74,9 @@ final class BenchConnection implements WireCompletionListener {
     private final SingleWriterCounter completions = new SingleWriterCounter();
 
     private BenchConnection(int index, BenchSettings s, WireDomain domain) {
-        this.index = index;
         this.s = s;
         this.domain = domain;
-        int slotsWanted = s.verify() || s.op() == Bench.Op.send
-                ? (int) Math.max(1, Math.min(s.depth(), MAX_BUFFER / s.size())) : 1;
-        srcMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
-        sinkMemory = PooledByteBufAllocator.DEFAULT.directBuffer(s.size() * slotsWanted);
-        sinkMemory.setZero(0, sinkMemory.capacity());
-        byte[] message = new byte[s.size()]; // without verify: the same message every time
-        for (int i = 0; i < message.length; i++) {
-            message[i] = (byte) (i * 31 + 7);
-        }
-        for (int slot = 0; slot < slotsWanted; slot++) {
-            srcMemory.setBytes(slot * s.size(), message); // in bulk: see BenchPattern.fill
-        }
-        verifyScratch = s.verify() ? message : null;
-        src = domain.register(srcMemory, WireAccess.LOCAL_WRITE);
-        sink = domain.register(sinkMemory, WireAccess.LOCAL_WRITE);
+        memory = new BenchMemory(s, index, domain);
     }
 
     /** Connects (and for Sends exchanges the {@link BenchHello}); {@link #plan} must follow before any phase. */
@@ -136,14 +108,13 @@ final class BenchConnection implements WireCompletionListener {
     }
 
     private void exchangeHello() throws IOException {
-        helloMemory = PooledByteBufAllocator.DEFAULT.directBuffer(2 * BenchHello.LENGTH);
-        hello = domain.register(helloMemory, WireAccess.LOCAL_WRITE);
-        BenchHello.writeRequest(helloMemory, 0, s.size(), s.depth());
+        WireRegion hello = memory.hello();
+        BenchHello.writeRequest(memory.helloMemory(), 0, s.size(), s.depth());
         conn.postRecv(wr(0, KIND_HELLO), hello, BenchHello.LENGTH, BenchHello.LENGTH);
         conn.postSend(wr(0, KIND_HELLO), hello, 0, BenchHello.LENGTH);
         try {
             depth = Math.max(1, Math.min(s.depth(), helloAnswer.get(s.timeoutMs(), TimeUnit.MILLISECONDS)));
-            depth = (int) Math.min(depth, Math.max(1, MAX_BUFFER / s.size()));
+            depth = (int) Math.min(depth, Math.max(1, BenchMemory.MAX_BUFFER / s.size()));
         } catch (TimeoutException e) {
             throw new IOException("no answer to the bench hello within " + s.timeoutMs() + " ms", e);
         } catch (ExecutionException e) {
@@ -154,7 +125,7 @@ final class BenchConnection implements WireCompletionListener {
         }
         slots = depth;
         for (int slot = 0; slot < depth; slot++) {
-            conn.postRecv(wr(slot, KIND_RECV), sink, slot * s.size(), s.size());
+            conn.postRecv(wr(slot, KIND_RECV), memory.sink, slot * s.size(), s.size());
         }
     }
 
@@ -170,7 +141,8 @@ final class BenchConnection implements WireCompletionListener {
         }
         targetBase = base;
         slots = s.verify()
-                ? (int) Math.min(Math.min(s.depth(), share / s.size()), Math.max(1, MAX_BUFFER / s.size())) : 1;
+                ? (int) Math.min(Math.min(s.depth(), share / s.size()), Math.max(1, BenchMemory.MAX_BUFFER / s.size()))
+                : 1;
         if (slots < 1) {
             throw new IOException("--verify needs " + s.size() + " octets of the server's target region per "
                     + "connection; its " + target.sizeUnsigned() + " octets are shared by too many connections "
@@ -306,11 +278,10 @@ final class BenchConnection implements WireCompletionListener {
         long remote = target == null ? 0 : target.to() + targetBase + (s.verify() ? (long) slot * size : 0);
         postedAt[(int) (it % depth)] = now;
         if (s.verify()) {
-            BenchPattern.fill(srcMemory, local, size, index, it, verifyScratch);
-            if (index == 0 && it == s.corruptIteration()) { // test hook: what goes on the wire is not the pattern
-                srcMemory.setByte(local + size / 2, ~srcMemory.getByte(local + size / 2));
-            }
+            memory.writePattern(local, it);
         }
+        WireRegion src = memory.src;
+        WireRegion sink = memory.sink;
         switch (s.op()) {
             case write -> {
                 conn.postRdmaWrite(main, src, local, size, remote, target.stag(), signal);
@@ -348,8 +319,9 @@ final class BenchConnection implements WireCompletionListener {
         }
         if (kind == KIND_HELLO) {
             if (receive) {
-                int answer = BenchHello.isAnswer(helloMemory, BenchHello.LENGTH, byteLength)
-                        ? BenchHello.depth(helloMemory, BenchHello.LENGTH) : 1; // echoed: serve --echo, depth 1
+                ByteBuf got = memory.helloMemory();
+                int answer = BenchHello.isAnswer(got, BenchHello.LENGTH, byteLength)
+                        ? BenchHello.depth(got, BenchHello.LENGTH) : 1; // echoed: serve --echo, depth 1
                 if (answer < 1) {
                     helloAnswer.completeExceptionally(new IOException("the server posts no receives for Sends of "
                             + s.size() + " octets"));
@@ -400,16 +372,14 @@ final class BenchConnection implements WireCompletionListener {
         if (s.verify() && !check(it, slot * s.size())) {
             return;
         }
-        conn.postRecv(wr(slot, KIND_RECV), sink, slot * s.size(), s.size());
+        conn.postRecv(wr(slot, KIND_RECV), memory.sink, slot * s.size(), s.size());
         finishIterations(it, it);
     }
 
     private boolean check(long it, int local) {
-        int bad = BenchPattern.firstMismatch(sinkMemory, local, s.size(), index, it, verifyScratch);
-        if (bad >= 0) {
-            fail(new IOException(String.format("verify failed: connection %d, iteration %d: octet %d of %d is 0x%02x,"
-                            + " expected 0x%02x", index, it, bad, s.size(), sinkMemory.getByte(local + bad) & 0xff,
-                    BenchPattern.octet(index, it, bad) & 0xff)));
+        String bad = memory.mismatch(local, it);
+        if (bad != null) {
+            fail(new IOException(bad));
             return false;
         }
         verifiedOctets += s.size();
@@ -464,13 +434,6 @@ final class BenchConnection implements WireCompletionListener {
         if (conn != null) {
             conn.channel().close().awaitUninterruptibly(s.timeoutMs());
         }
-        src.deregister();
-        sink.deregister();
-        srcMemory.release();
-        sinkMemory.release();
-        if (hello != null) {
-            hello.deregister();
-            helloMemory.release();
-        }
+        memory.release();
     }
 }
