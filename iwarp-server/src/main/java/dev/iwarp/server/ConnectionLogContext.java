@@ -75,6 +75,13 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
         MDC.put(WIRE, wire);
     }
 
+    /** Takes the fields out of this thread's MDC. */
+    private static void removeFields() {
+        MDC.remove(CONN);
+        MDC.remove(PEER);
+        MDC.remove(WIRE);
+    }
+
     /** This connection becomes the thread's current one, unless an event of it runs already. */
     private void enter() {
         if (depth++ == 0) {
@@ -94,7 +101,7 @@ final class ConnectionLogContext extends ChannelDuplexHandler {
                 if (outerInMdc) {
                     outer.putFields(); // the same keys: no new entries
                 } else {
-                    ConnectionLogFields.removeFields();
+                    removeFields();
                 }
             }
             s.current = outer;

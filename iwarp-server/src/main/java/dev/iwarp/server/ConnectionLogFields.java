@@ -8,7 +8,6 @@ import ch.qos.logback.core.spi.FilterReply;
 import io.netty.util.concurrent.FastThreadLocal;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 import org.slf4j.Marker;
 
 /**
@@ -58,12 +57,8 @@ final class ConnectionLogFields extends TurboFilter {
     }
 
     static void ensureInstalled(LoggerContext context) {
-        synchronized (TurboFilterChain.class) {
-            if (!TurboFilterChain.filtersOf(context).contains(INSTANCE)) {
-                INSTANCE.setContext(context);
-                TurboFilterChain.addFirst(context, INSTANCE);
-            }
-        }
+        INSTANCE.setContext(context); // for its status messages only
+        TurboFilterChain.addFirstIfAbsent(context, INSTANCE);
     }
 
     @Override
@@ -79,12 +74,5 @@ final class ConnectionLogFields extends TurboFilter {
             s.inMdc = true;
         }
         return FilterReply.NEUTRAL;
-    }
-
-    /** Takes the fields out of this thread's MDC. */
-    static void removeFields() {
-        MDC.remove(ConnectionLogContext.CONN);
-        MDC.remove(ConnectionLogContext.PEER);
-        MDC.remove(ConnectionLogContext.WIRE);
     }
 }

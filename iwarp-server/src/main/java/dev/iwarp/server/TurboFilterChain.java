@@ -66,6 +66,13 @@ final class TurboFilterChain extends TurboFilter {
         install(context, all);
     }
 
+    /** {@link #addFirst}, unless {@code context} has {@code filter} already (in its list or a chain's). */
+    static synchronized void addFirstIfAbsent(LoggerContext context, TurboFilter filter) {
+        if (!filtersOf(context).contains(filter)) {
+            addFirst(context, filter);
+        }
+    }
+
     private static void install(LoggerContext context, List<TurboFilter> all) {
         TurboFilterList list = context.getTurboFilterList();
         if (all.size() == 1) { // the list is empty
