@@ -107,6 +107,10 @@ public final class IwarpWire {
 
     /** A queue pair as a {@link WireConnection}. */
     public static final class Connection implements WireConnection {
+        /** Kinds of send-queue request, as {@link #lastSent} indexes them. */
+        private static final int SEND = 0;
+        private static final int READ = 2;
+        private static final int WRITE = 4;
         private final CompletionQueue sendCq = new CompletionQueue();
         private final CompletionQueue recvCq = new CompletionQueue();
         volatile QueuePair qp;
@@ -121,15 +125,16 @@ public final class IwarpWire {
          * post the same requests again and again (no object per post). Requests are immutable, so one
          * made on another thread may be posted again.
          */
-        private SendRequest lastSend;
-        private SendRequest lastRead;
-        private SendRequest lastWrite;
         private RecvRequest lastRecv;
-        /** The same for requests posted unsignaled (selective signaling: they alternate with signaled ones). */
-        private SendRequest lastQuietSend;
-        private SendRequest lastQuietRead;
-        private SendRequest lastQuietWrite;
-        /** Sends and receives posted before, by wrId, from the first that differed from the last one on (a ring). */
+        /**
+         * The same for the send queue: at {@code kind + 1} signaled, at {@code kind} unsignaled (selective
+         * signaling alternates the two), for {@link #SEND}, {@link #READ} and {@link #WRITE}.
+         */
+        private final SendRequest[] lastSent = new SendRequest[6];
+        /**
+         * Sends (signaled, unsignaled) and receives posted before, by wrId, from the first that differed from the
+         * last one on (a ring).
+         */
         private ReuseTable<SendRequest> sends;
         private ReuseTable<SendRequest> quietSends;
         private ReuseTable<RecvRequest> recvs;
@@ -197,33 +202,7 @@ public final class IwarpWire {
 
         @Override
         public void postSend(long wrId, WireRegion local, int offset, int length, boolean signaled) {
-            Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = signaled ? lastSend : lastQuietSend;
-            if (!same(r, wrId, sge, 0, 0, signaled)) {
-                ReuseTable<SendRequest> t = signaled ? sends : quietSends;
-                if (t == null && r != null) { // a second request of the kind: a ring, kept by wrId from now on
-                    t = new ReuseTable<>();
-                    if (signaled) {
-                        sends = t;
-                    } else {
-                        quietSends = t;
-                    }
-                }
-                r = t == null ? null : t.get(wrId);
-                if (!same(r, wrId, sge, 0, 0, signaled)) {
-                    r = SendRequest.send(wrId, sge);
-                    r = signaled ? r : r.unsignaled();
-                    if (t != null) {
-                        t.put(wrId, r);
-                    }
-                }
-                if (signaled) {
-                    lastSend = r;
-                } else {
-                    lastQuietSend = r;
-                }
-            }
-            qp.postSend(r);
+            post(SEND, wrId, ((IwarpRegion) local).sge(offset, length), 0, 0, signaled);
         }
 
         @Override
@@ -235,18 +214,7 @@ public final class IwarpWire {
         @Override
         public void postRdmaRead(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                  int remoteHandle, boolean signaled) {
-            Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = signaled ? lastRead : lastQuietRead;
-            if (!same(r, wrId, sge, remoteHandle, remoteAddress, signaled)) {
-                r = SendRequest.rdmaRead(wrId, sge, remoteHandle, remoteAddress);
-                r = signaled ? r : r.unsignaled();
-                if (signaled) {
-                    lastRead = r;
-                } else {
-                    lastQuietRead = r;
-                }
-            }
-            qp.postSend(r);
+            post(READ, wrId, ((IwarpRegion) local).sge(offset, length), remoteHandle, remoteAddress, signaled);
         }
 
         @Override
@@ -258,16 +226,39 @@ public final class IwarpWire {
         @Override
         public void postRdmaWrite(long wrId, WireRegion local, int offset, int length, long remoteAddress,
                                   int remoteHandle, boolean signaled) {
-            Sge sge = ((IwarpRegion) local).sge(offset, length);
-            SendRequest r = signaled ? lastWrite : lastQuietWrite;
-            if (!same(r, wrId, sge, remoteHandle, remoteAddress, signaled)) {
-                r = SendRequest.rdmaWrite(wrId, sge, remoteHandle, remoteAddress);
-                r = signaled ? r : r.unsignaled();
-                if (signaled) {
-                    lastWrite = r;
-                } else {
-                    lastQuietWrite = r;
+            post(WRITE, wrId, ((IwarpRegion) local).sge(offset, length), remoteHandle, remoteAddress, signaled);
+        }
+
+        /** Posts the request of {@code kind} with these fields, the last one of its kind again if it is the same. */
+        private void post(int kind, long wrId, Sge sge, int remoteStag, long remoteTo, boolean signaled) {
+            int at = kind + (signaled ? 1 : 0);
+            SendRequest r = lastSent[at];
+            if (!same(r, wrId, sge, remoteStag, remoteTo, signaled)) {
+                ReuseTable<SendRequest> t = null;
+                if (kind == SEND) { // a ring of slots: kept by wrId from the second request on
+                    t = signaled ? sends : quietSends;
+                    if (t == null && r != null) {
+                        t = new ReuseTable<>();
+                        if (signaled) {
+                            sends = t;
+                        } else {
+                            quietSends = t;
+                        }
+                    }
                 }
+                r = t == null ? null : t.get(wrId);
+                if (!same(r, wrId, sge, remoteStag, remoteTo, signaled)) {
+                    r = switch (kind) {
+                        case SEND -> SendRequest.send(wrId, sge);
+                        case READ -> SendRequest.rdmaRead(wrId, sge, remoteStag, remoteTo);
+                        default -> SendRequest.rdmaWrite(wrId, sge, remoteStag, remoteTo);
+                    };
+                    r = signaled ? r : r.unsignaled();
+                    if (t != null) {
+                        t.put(wrId, r);
+                    }
+                }
+                lastSent[at] = r;
             }
             qp.postSend(r);
         }
