@@ -63,6 +63,42 @@ class ReadResponseRateTest extends EnginePairTest {
     }
 
     @Test
+    void aPeerReadingFasterThanTheRateWakesTheResponderAtMostOnceAMillisecond() {
+        pair = new EnginePair();
+        EngineSide a = pair.initiator;
+        EngineSide b = pair.responder;
+        a.ch.freezeTime();
+        b.ch.freezeTime();
+        b.engine.readResponseRate(64L << 20); // 64 MiB/s: bursts of 10 ms (671,088 octets)
+        int size = 8 << 20;
+        MemoryRegion source = b.register(b.buffer(size, 0x42), Access.REMOTE_READ);
+        MemoryRegion sink = a.register(a.buffer(size, 0), Access.LOCAL_WRITE);
+        int before = b.written.size();
+        a.qp.postSend(SendRequest.rdmaRead(1, sink.all(), source.stag(), source.iova()));
+        pair.pump();
+        int sent = readResponseOctets(b, before);
+        int wakeUps = 0;
+        int steps = 0;
+        while (sent < size && steps < 10_000) { // 50 us at a time: a wake-up is a step that sent something
+            b.ch.advanceTimeBy(50, TimeUnit.MICROSECONDS);
+            pair.pump();
+            steps++;
+            int now = readResponseOctets(b, before);
+            if (now > sent) {
+                wakeUps++;
+            }
+            sent = now;
+        }
+        assertEquals(size, sent);
+        double ms = steps * 0.05;
+        // the rest after the burst at the rate: ~115 ms; resumed when a tenth of a burst (1 ms of rate) is
+        // earned, not at the first octet (then once per segment, several hundred times here)
+        assertTrue(ms >= 110 && ms < 130, "took " + ms + " ms");
+        assertTrue(wakeUps <= ms + 1, wakeUps + " wake-ups in " + ms + " ms");
+        assertTrue(a.sendCq.poll().isSuccess());
+    }
+
+    @Test
     void noLimitByDefault() {
         pair = new EnginePair();
         EngineSide a = pair.initiator;
