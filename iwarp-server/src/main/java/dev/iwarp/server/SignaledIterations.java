@@ -7,25 +7,33 @@ package dev.iwarp.server;
  * {@code depth} are in flight; confined to the connection's event loop.
  */
 final class SignaledIterations {
+    /** At {@code index & (length - 1)}: a mask, not a 64-bit division per message. */
     private final long[] ring;
+    private final int depth;
     private long head;
     private long tail;
 
     SignaledIterations(int depth) {
-        ring = new long[Math.max(1, depth)];
+        this.depth = Math.max(1, depth);
+        ring = new long[ringLength(depth)];
+    }
+
+    /** The smallest power of two that is at least {@code depth} (and 1). */
+    static int ringLength(int depth) {
+        return depth <= 1 ? 1 : Integer.highestOneBit(depth - 1) << 1;
     }
 
     /** {@code it} was posted signaled. */
     void add(long it) {
-        if (tail - head == ring.length) {
-            throw new IllegalStateException("more than " + ring.length + " signaled requests in flight");
+        if (tail - head == depth) {
+            throw new IllegalStateException("more than " + depth + " signaled requests in flight");
         }
-        ring[(int) (tail++ % ring.length)] = it;
+        ring[(int) tail++ & (ring.length - 1)] = it;
     }
 
     /** The iteration of the oldest signaled request in flight, whose completion just came; -1 if none. */
     long poll() {
-        return head == tail ? -1 : ring[(int) (head++ % ring.length)];
+        return head == tail ? -1 : ring[(int) head++ & (ring.length - 1)];
     }
 
     /**
@@ -34,6 +42,6 @@ final class SignaledIterations {
      * no later post would bring.
      */
     static boolean signaled(long it, long first, int n, int every) {
-        return it == first + n - 1 || (it + 1) % every == 0;
+        return every == 1 || it == first + n - 1 || (it + 1) % every == 0;
     }
 }

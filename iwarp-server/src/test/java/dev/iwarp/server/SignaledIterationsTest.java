@@ -44,4 +44,24 @@ class SignaledIterationsTest {
         assertEquals(9, s.poll());
         assertEquals(-1, s.poll());
     }
+
+    @Test
+    void aDepthThatIsNoPowerOfTwoStillBoundsTheRingAndWrapsInOrder() {
+        assertEquals(List.of(1, 1, 2, 4, 4, 8, 16, 16, 32),
+                List.of(0, 1, 2, 3, 4, 5, 9, 16, 17).stream().map(SignaledIterations::ringLength).toList());
+        SignaledIterations s = new SignaledIterations(3); // a ring of 4: the bound is still 3
+        long next = 0;
+        long expected = 0;
+        for (int round = 0; round < 100; round++) {
+            s.add(next++);
+            s.add(next++);
+            s.add(next++);
+            long refused = next;
+            assertThrows(IllegalStateException.class, () -> s.add(refused));
+            assertEquals(expected++, s.poll());
+            assertEquals(expected++, s.poll());
+            assertEquals(expected++, s.poll());
+            assertEquals(-1, s.poll());
+        }
+    }
 }
