@@ -110,10 +110,16 @@ final class Requester {
             VERBS.add(sendCq, VERBS.error(wr.wrId(), opcodeOf(wr), WcStatus.WR_FLUSH_ERR, "queue pair in " + s));
             return;
         }
-        sendQueue.add(wr);
-        if (s == QpState.RTS) {
-            pump(tx.flushPolicy().postFlushes(), true); // within a read batch, channelReadComplete flushes
+        if (s != QpState.RTS) {
+            sendQueue.add(wr);
+            return;
         }
+        if (sendQueue.isEmpty() && mayStart(wr)) {
+            execute(wr); // nothing queued before it: starts at once, without passing through the queue
+        } else {
+            sendQueue.add(wr);
+        }
+        pump(tx.flushPolicy().postFlushes(), true); // within a read batch, channelReadComplete flushes
     }
 
     /** Starts queued requests in order while ORD and fences allow (RFC 5040 §5.2, §5.5), then transmits. */
@@ -123,17 +129,8 @@ final class Requester {
 
     /** As {@link #pump(boolean)}; {@code posted}: called by {@link #postSend}, whose caller sees no completion inside it. */
     private void pump(boolean flush, boolean posted) {
-        while (stream.isRts() && !stream.awaitingRtr()) {
-            SendRequest wr = sendQueue.peek();
-            if (wr == null) {
-                break;
-            }
-            if (wr.isFenced() && !outstanding.isEmpty()) {
-                break;
-            }
-            if (needsResponse(wr) && outstanding.size() >= ord) {
-                break; // ORD: no more outstanding Read/atomic Requests than negotiated
-            }
+        SendRequest wr;
+        while ((wr = sendQueue.peek()) != null && mayStart(wr)) {
             sendQueue.poll();
             execute(wr);
         }
@@ -144,6 +141,17 @@ final class Requester {
                 tx.transmit(flush);
             }
         }
+    }
+
+    /** Whether {@code wr}, next in the send queue, may start now (RFC 5040 §5.2 ORD, §5.5 read fence; RFC 6581 RTR). */
+    private boolean mayStart(SendRequest wr) {
+        if (!stream.isRts() || stream.awaitingRtr()) {
+            return false;
+        }
+        if (wr.isFenced() && !outstanding.isEmpty()) {
+            return false;
+        }
+        return !needsResponse(wr) || outstanding.size() < ord; // ORD: no more outstanding Read/atomic Requests
     }
 
     private static boolean needsResponse(SendRequest wr) {

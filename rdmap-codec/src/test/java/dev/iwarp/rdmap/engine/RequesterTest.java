@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -70,6 +72,22 @@ class RequesterTest {
         respond(0);
         assertEquals(3, tx.of(RdmapOpcode.RDMA_READ_REQUEST).size(), "a response frees the credit");
         assertEquals(ORD, requester.ordInUse());
+    }
+
+    @Test
+    void aRequestPostedBehindOneThatWaitsForOrdWaitsWithIt() {
+        postRead(1, 0);
+        postRead(2, 16);
+        postRead(3, 32); // waits for an ORD credit
+        requester.postSend(SendRequest.rdmaWrite(4, sink.slice(48, 16), 0x1234, 0x400));
+        requester.postSend(SendRequest.send(5, sink.slice(48, 16)));
+        assertEquals(2, tx.messages.size(), "nothing passes the Read that waits (RFC 5040 §5.5: requests start in order)");
+        respond(0);
+        assertEquals(List.of(RdmapOpcode.RDMA_READ_REQUEST, RdmapOpcode.RDMA_READ_REQUEST,
+                RdmapOpcode.RDMA_READ_REQUEST, RdmapOpcode.RDMA_WRITE, RdmapOpcode.SEND),
+                tx.messages.stream().map(FakeTransmitter.Message::opcode).toList());
+        requester.postSend(SendRequest.send(6, sink.slice(48, 16)));
+        assertEquals(6, tx.messages.size(), "with nothing waiting, a post starts at once");
     }
 
     @Test
