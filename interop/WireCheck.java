@@ -588,8 +588,12 @@ public final class WireCheck {
 
     // ------------------------------------------------------------------------------- tshark
 
-    static final List<String> TSHARK = List.of("tshark", "-n", "--disable-protocol", "rpcordma",
-            "--disable-protocol", "smb_direct");
+    /**
+     * MPA is found by its heuristic dissector, asked before the port-based ones: an ephemeral port may be another
+     * protocol's registered port (44818 is EtherNet/IP's), whose dissector would otherwise claim the connection.
+     */
+    static final List<String> TSHARK = List.of("tshark", "-n", "-o", "tcp.try_heuristic_first:TRUE",
+            "--disable-protocol", "rpcordma", "--disable-protocol", "smb_direct");
 
     /** Decodes a capture: PDML for the dissection, then -z expert for the expert infos. */
     static Decoded decode(Path pcap) throws Exception {

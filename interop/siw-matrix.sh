@@ -118,8 +118,9 @@ boot() {  # boot PROFILE [--siw-param N=V]: runs the guest script and, once it i
 
 # Wireshark's iwarp_mpa / iwarp_ddp_rdmap dissectors over the boot's whole capture (every connection
 # between siw and us, both roles): FPDUs decoded, no malformed packet, no expert error, no bad CRC.
-# RPC-over-RDMA and SMB Direct heuristics misread small Sends: off, as pcap-summary.sh does.
-tsk() { tshark -n -r "$DIR/wire.pcap" --disable-protocol rpcordma --disable-protocol smb_direct "$@" 2>/dev/null; }
+# RPC-over-RDMA and SMB Direct heuristics misread small Sends: off, as pcap-summary.sh does. MPA's heuristic goes
+# before port-based dissectors: an ephemeral port may be another protocol's registered one (44818: EtherNet/IP).
+tsk() { tshark -n -o tcp.try_heuristic_first:TRUE -r "$DIR/wire.pcap" --disable-protocol rpcordma --disable-protocol smb_direct "$@" 2>/dev/null; }
 nlines() { grep -c "${1:-.}" || true; }  # a count that is not an error when 0
 wire_row() {  # wire_row PROFILE CRC(on|off|mixed)
   local fpdus malformed experr good bad
