@@ -32,7 +32,7 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
         return Math.max(1, depth / 2);
     }
 
-    /** The depth of the issue-13 table's Write and Read cases (ORD/IRD 16); another depth is in the name. */
+    /** The depth of the standard Write and Read cases (ORD/IRD 16, serve's default); another depth is in the name. */
     static final int TABLE_DEPTH = 16;
     /** perftest's default send-queue depth, and siw's ORD/IRD limit: the depth of the 1 KiB {@code -d128} cases. */
     static final int PERFTEST_DEPTH = 128;
@@ -61,7 +61,7 @@ record CompareCase(Op op, int size, boolean crc, Transport transport, int depth,
     }
 
     /**
-     * The issue-13 table, on each transport: 64 KiB Write/Read CRC on/off, 64 B ping-pong and pipelined Sends,
+     * The standard cases, on each transport: 64 KiB Write/Read CRC on/off, 64 B ping-pong and pipelined Sends,
      * 1 KiB and 1 MiB Write/Read; and 1 KiB Write/Read at depth 128, where depth 16 bounds what is in flight
      * to 16 KiB against the raw writer's 1 MiB.
      */
