@@ -274,7 +274,7 @@ final class BenchConnection implements WireCompletionListener {
 
     private void post(long it, long now, boolean signal) {
         int size = s.size();
-        int slot = s.verify() || s.op() == Bench.Op.send ? (int) (it % slots) : 0; // otherwise each posts from 0
+        int slot = (int) wrSlot(it); // 0 unless verify or Sends: then each posts from the same offsets
         // a work request carries the slot its offsets depend on, not the iteration: the same request repeats and
         // the wire posts it again without a new object; completions count the iteration back (posting order)
         long main = wr(slot, KIND_MAIN);
