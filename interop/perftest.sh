@@ -268,6 +268,10 @@ EOF
       'has srv-neg.log "^ib_send_bw: Completion with error at server"' '! rc srv-neg.rc 0' \
       '! rc srv-neg.rc 143' '! rc srv-neg.rc 124'
     # wire shape (digest section 6.4): 2 conversations, MPA 10 02 0004, control Sends per direction, credits
+    # Wireshark's iwarp_mpa / iwarp_ddp_rdmap dissectors (as interop/wire-check.sh) on the capture $pcap. MPA is
+    # found by its heuristic, asked first: a client's ephemeral port may be another protocol's registered one
+    # (44818 is EtherNet/IP's), whose dissector would otherwise claim the stream and hide its FPDUs
+    tsk() { tshark -n -o tcp.try_heuristic_first:TRUE -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct "$@" 2>/dev/null; }
     i=0
     for t in $TESTS; do
       pcap=$DIR/A-$t.pcap port=$((BASE + i)); i=$((i + 1))
@@ -275,17 +279,12 @@ EOF
       tshark -n -r "$pcap" -T fields -e tcp.stream -e ip.src -e tcp.srcport -e ip.dst -e tcp.dstport 2>/dev/null \
         | awk '!seen[$1]++ {print $1, $2 ":" $3, $4 ":" $5}' > "$DIR/wire-$t.conversations" || true
       tshark -n -r "$pcap" -T fields -e tcp.stream -e tcp.srcport -e tcp.payload 2>/dev/null > "$DIR/A-$t.fields" || true
-      tshark -n -o tcp.try_heuristic_first:TRUE -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct -Y 'iwarp_rdma.opcode == 3 && tcp.stream == 0' \
-        -T fields -e tcp.stream -e tcp.srcport -e iwarp_rdma.opcode 2>/dev/null \
+      tsk -Y 'iwarp_rdma.opcode == 3 && tcp.stream == 0' -T fields -e tcp.stream -e tcp.srcport -e iwarp_rdma.opcode \
         | awk '{n = split($3, a, ","); c[$1 " " $2] += n} END {for (k in c) print k, c[k]}' | sort > "$DIR/A-$t.sends" \
         || true  # no capture (the guest ran out of time): the row fails, the other rows still run
       case $t in ib_write_bw|ib_read_bw) want=16;; ib_write_lat) want=10;; *) want=11;; esac
       convs=$(cut -f1 "$DIR/A-$t.fields" | sort -u | grep -c . || true)
       mpa=$(grep -c -E $'\t4d504120494420(526571|526570)204672616d6510020004' "$DIR/A-$t.fields" || true)
-      # Wireshark's iwarp_mpa / iwarp_ddp_rdmap dissectors over the whole capture, as interop/wire-check.sh.
-      # MPA is found by its heuristic, asked first: a client's ephemeral port may be another protocol's registered
-      # one (44818 is EtherNet/IP's), whose dissector would otherwise claim the stream and hide its FPDUs
-      tsk() { tshark -n -o tcp.try_heuristic_first:TRUE -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct "$@" 2>/dev/null; }
       fpdus=$(tsk -Y iwarp_mpa.fpdu -T fields -E occurrence=a -E aggregator=, -e iwarp_mpa.ulpdulength | tr , '\n' | grep -c . || true)
       bad=$(tsk -Y '_ws.malformed || _ws.expert.severity >= 8388608' | grep -c . || true)
       ours=$(grep -c -E " 10\.0\.2\.2:$port( |\$)" "$DIR/wire-$t.conversations" || true)
@@ -297,8 +296,7 @@ EOF
         what="$what, Reply IRD/ORD 128 on B"
       fi
       if [[ $t == ib_send_bw ]]; then
-        credits=$(tshark -n -o tcp.try_heuristic_first:TRUE -r "$pcap" --disable-protocol rpcordma --disable-protocol smb_direct \
-          -Y 'iwarp_rdma.opcode == 0' -T fields -e iwarp_rdma.opcode 2>/dev/null | tr , '\n' | grep -c . || true)
+        credits=$(tsk -Y 'iwarp_rdma.opcode == 0' -T fields -e iwarp_rdma.opcode | tr , '\n' | grep -c . || true)
         # each a 4-octet little-endian receive count, from our server's port: 0012 c1 40 STag TO count
         counts=$(awk -v p=$port '$2 == p {print $3}' "$DIR/A-$t.fields" | grep -o -E '0012c140[0-9a-f]{24}[0-9a-f]{8}' \
           | cut -c33-40 | paste -sd' ' || true)
