@@ -28,19 +28,36 @@ class ReadResponseRateTest extends EnginePairTest {
         return n;
     }
 
-    @Test
-    void readResponsesLeaveAtTheConfiguredRate() {
+    /** The Read {@link #postRead} posted: its two sides, its sink, and the responder's first write after it. */
+    private record PostedRead(EngineSide a, EngineSide b, MemoryRegion sink, int before) {
+    }
+
+    /**
+     * A pair whose responder sends Read Responses at {@code rate} octets a second, both clocks frozen before anything
+     * is scheduled, and a Read of {@code size} octets (0x42 each) posted by the initiator, not yet pumped.
+     */
+    private PostedRead postRead(long rate, int size) {
         pair = new EnginePair();
         EngineSide a = pair.initiator;
         EngineSide b = pair.responder;
         a.ch.freezeTime();
         b.ch.freezeTime();
-        b.engine.readResponseRate(128 * 1024); // 128 KiB/s: a burst of 64 KiB
-        int size = 256 * 1024;
+        b.engine.readResponseRate(rate);
         MemoryRegion source = b.register(b.buffer(size, 0x42), Access.REMOTE_READ);
         MemoryRegion sink = a.register(a.buffer(size, 0), Access.LOCAL_WRITE);
         int before = b.written.size();
         a.qp.postSend(SendRequest.rdmaRead(1, sink.all(), source.stag(), source.iova()));
+        return new PostedRead(a, b, sink, before);
+    }
+
+    @Test
+    void readResponsesLeaveAtTheConfiguredRate() {
+        int size = 256 * 1024;
+        PostedRead read = postRead(128 * 1024, size); // 128 KiB/s: a burst of 64 KiB
+        EngineSide a = read.a();
+        EngineSide b = read.b();
+        MemoryRegion sink = read.sink();
+        int before = read.before();
         pair.pump();
         int mulpdu = b.qp.connectionParameters().mulpdu();
         int sent = readResponseOctets(b, before);
@@ -64,17 +81,11 @@ class ReadResponseRateTest extends EnginePairTest {
 
     @Test
     void aPeerReadingFasterThanTheRateWakesTheResponderAtMostOnceAMillisecond() {
-        pair = new EnginePair();
-        EngineSide a = pair.initiator;
-        EngineSide b = pair.responder;
-        a.ch.freezeTime();
-        b.ch.freezeTime();
-        b.engine.readResponseRate(64L << 20); // 64 MiB/s: bursts of 10 ms (671,088 octets)
         int size = 8 << 20;
-        MemoryRegion source = b.register(b.buffer(size, 0x42), Access.REMOTE_READ);
-        MemoryRegion sink = a.register(a.buffer(size, 0), Access.LOCAL_WRITE);
-        int before = b.written.size();
-        a.qp.postSend(SendRequest.rdmaRead(1, sink.all(), source.stag(), source.iova()));
+        PostedRead read = postRead(64L << 20, size); // 64 MiB/s: bursts of 10 ms (671,088 octets)
+        EngineSide a = read.a();
+        EngineSide b = read.b();
+        int before = read.before();
         pair.pump();
         int sent = readResponseOctets(b, before);
         int wakeUps = 0;
