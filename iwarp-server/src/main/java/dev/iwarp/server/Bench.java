@@ -4,13 +4,16 @@ import dev.iwarp.bootstrap.IwarpStack;
 import dev.iwarp.server.wire.ClientWire;
 import dev.iwarp.server.wire.IwarpWire;
 import dev.iwarp.server.wire.WireConnection;
+import io.netty.channel.EventLoop;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -129,20 +132,19 @@ final class Bench implements AutoCloseable {
             }
             long warmupStart = System.nanoTime();
             WarmupWatch watch = null;
+            // a timed warm-up hands what it has in flight over to the measured phase (no drain between them); one of
+            // a count ends when its iterations completed, so that exactly that many were not measured
             if (s.warmupUntilStable()) {
-                watch = new WarmupWatch(() -> connections.stream().mapToLong(BenchConnection::warmupDone).sum(),
+                watch = new WarmupWatch(() -> connections.stream().mapToLong(BenchConnection::completedIterations).sum(),
                         s.size(), progressOut, warmupStart);
-                phase(Long.MAX_VALUE, false, s.warmupNanos(), watch::stableAt);
+                await(start(Long.MAX_VALUE, false), s.warmupNanos(), watch::stableAt, true);
             } else if (s.warmupNanos() > 0) {
-                phase(Long.MAX_VALUE, false, s.warmupNanos());
+                await(start(Long.MAX_VALUE, false), s.warmupNanos(), now -> false, true);
             } else if (s.warmupIterations() > 0) {
-                phase(s.warmupIterations(), false, 0);
+                await(start(s.warmupIterations(), false), 0, now -> false, false);
             }
             long warmupTaken = System.nanoTime() - warmupStart;
             interruptedInWarmup = interrupted;
-            if (!interruptedInWarmup) {
-                latency.reset();
-            }
             BenchCost.Snapshot server0 = serverCost == null ? BenchCost.Snapshot.UNKNOWN : serverCost.get();
             BenchCost.Snapshot process0 = BenchCost.Snapshot.ofThisProcess();
             long cpu0 = threads.cpuNanos();
@@ -152,7 +154,10 @@ final class Bench implements AutoCloseable {
             long start = System.nanoTime();
             try {
                 if (!interruptedInWarmup) { // Ctrl-C in the warm-up: no measured phase
-                    phase(s.durationNanos() > 0 ? Long.MAX_VALUE : s.iterations(), true, s.durationNanos());
+                    await(start(s.durationNanos() > 0 ? Long.MAX_VALUE : s.iterations(), true), s.durationNanos(),
+                            now -> false, false);
+                    // from when the first loop began measuring (the loops begin within microseconds of each other)
+                    start = connections.stream().mapToLong(c -> c.measuredSince).min().orElse(start);
                 }
             } finally {
                 meter.stop();
@@ -184,17 +189,37 @@ final class Bench implements AutoCloseable {
         }
     }
 
-    private void phase(long iterations, boolean record, long nanos) throws IOException, InterruptedException {
-        phase(iterations, record, nanos, now -> false);
-    }
-
-    /** As above; a timed phase also ends once {@code enough} says so (tested every few milliseconds). */
-    private void phase(long iterations, boolean record, long nanos, java.util.function.LongPredicate enough)
-            throws IOException, InterruptedException {
+    /**
+     * Begins a phase of {@code iterations} per connection (or until stopped) on every connection, from its event
+     * loop, one task per loop: a measured phase first resets the loop's latency histogram, which only that loop
+     * records into, so that the histogram holds exactly what its connections complete from then on.
+     */
+    private List<CompletableFuture<Void>> start(long iterations, boolean measured) {
+        Map<EventLoop, List<Runnable>> byLoop = new LinkedHashMap<>();
         List<CompletableFuture<Void>> phases = new ArrayList<>();
         for (BenchConnection c : connections) {
-            phases.add(c.startPhase(iterations, record));
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            phases.add(f);
+            byLoop.computeIfAbsent(c.connection().channel().eventLoop(), l -> new ArrayList<>())
+                    .add(() -> c.begin(f, iterations, measured));
         }
+        byLoop.forEach((loop, begins) -> loop.execute(() -> {
+            if (measured) {
+                latency.reset(loop);
+            }
+            begins.forEach(Runnable::run);
+        }));
+        return phases;
+    }
+
+    /**
+     * Waits for a phase: until each connection's future ends it (its iterations done) or, timed, until {@code nanos}
+     * passed or {@code enough} says so (tested every few milliseconds); then stops it and waits for what is in
+     * flight, unless {@code handOver} (the warm-up: the measured phase takes over what is in flight; stopped only
+     * when interrupted). A connection that completes nothing for {@code --timeout} fails it.
+     */
+    private void await(List<CompletableFuture<Void>> phases, long nanos, java.util.function.LongPredicate enough,
+                       boolean handOver) throws IOException, InterruptedException {
         long deadline = nanos > 0 ? System.nanoTime() + nanos : Long.MAX_VALUE;
         boolean stopped = false;
         long[] completions = new long[connections.size()]; // each connection's count when it last moved, and when
@@ -230,12 +255,20 @@ final class Bench implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
+            if (handOver && !interrupted && (now >= deadline || enough.test(now))) {
+                return;
+            }
             if (!stopped && (interrupted || now >= deadline || enough.test(now))) {
                 stopped = true;
                 connections.forEach(BenchConnection::stop);
             }
             Thread.sleep(5); // the figures come from the connections' own clocks, not from this wake-up
         }
+    }
+
+    /** Its connections (tests look at each one's figures). */
+    List<BenchConnection> connections() {
+        return connections;
     }
 
     @Override

@@ -33,6 +33,9 @@ import static dev.iwarp.server.BenchWrIds.wr;
  * (RFC 5040 §5.5; VI work queues), and so do its receives. Its work-request ids: {@link BenchWrIds}.
  */
 final class BenchConnection implements WireCompletionListener {
+    /** The least of {@link #postsPerFill}: a task per so many posts is noise next to their cost. */
+    static final int MIN_POSTS_PER_FILL = 64;
+
     private final BenchSettings s;
     private final WireDomain domain;
     private final BenchMemory memory;
@@ -52,11 +55,19 @@ final class BenchConnection implements WireCompletionListener {
     private SignaledIterations signaled; // main requests posted signaled, in flight
     private int signalEvery = 1; // a main request signaled in this many (and the last of each burst of posts)
     private boolean filling;
+    /** A task that goes on posting ({@link #resumeLater}) is queued. */
+    private boolean resumeQueued;
+    private final Runnable resume = () -> {
+        resumeQueued = false;
+        fill(0);
+        maybeFinish();
+    };
     private long checksDone;    // KIND_CHECK completions (write --verify), all phases
-    private long posted;        // iterations posted in this phase
-    private long done;          // iterations completed in this phase
+    private long done;          // iterations completed, all phases
+    /** {@link #done} when the current phase began: the phase's iterations are those completed after it. */
+    private long phaseStart;
+    /** Iterations of the current phase, counting those in flight when it began. */
     private long budget;
-    private boolean record;
     /**
      * When each iteration in flight was posted, at {@code it & (length - 1)}: a power of two at least {@code depth}
      * long, so that the index is a mask, not a 64-bit division (two per message at 2 million messages a second).
@@ -70,10 +81,17 @@ final class BenchConnection implements WireCompletionListener {
     private Histogram latency;
     volatile long verifiedOctets;
     volatile long finishedAt;
-    /** Octets of the iterations completed in measured phases, for {@link Meter}'s per-second lines. */
-    private final SingleWriterCounter measuredOctets = new SingleWriterCounter();
-    /** Iterations completed while not recording (the warm-up), for {@link WarmupWatch}. */
-    private final SingleWriterCounter warmupDone = new SingleWriterCounter();
+    /**
+     * Iterations completed, all phases, for {@link WarmupWatch} and {@link Meter}: one count whatever the phase, so
+     * that the measured phase runs the very code the warm-up ran and the JIT compiled (a branch first taken when
+     * measuring starts sends that code back to the interpreter: the loops' whole path was recompiled then, at half
+     * the rate for the measured phase's first second on a 2-core machine).
+     */
+    private final SingleWriterCounter completedIterations = new SingleWriterCounter();
+    /** {@link #completedIterations} when the measured phase began on the event loop; -1 before. */
+    private volatile long measuredFrom = -1;
+    /** When the measured phase began on the event loop ({@link System#nanoTime}). */
+    volatile long measuredSince;
     /** Completions of any kind, for {@link Bench}'s check that a connection still completes work. */
     private final SingleWriterCounter completions = new SingleWriterCounter();
 
@@ -185,14 +203,15 @@ final class BenchConnection implements WireCompletionListener {
         latency = h;
     }
 
-    /** Octets of the iterations completed in measured phases so far; from any thread. */
+    /** Octets of the iterations completed since the measured phase began (0 before); from any thread. */
     long measuredOctets() {
-        return measuredOctets.get();
+        long from = measuredFrom;
+        return from < 0 ? 0 : (completedIterations.get() - from) * s.size();
     }
 
-    /** Iterations completed in warm-up phases so far; from any thread. */
-    long warmupDone() {
-        return warmupDone.get();
+    /** Iterations completed so far, all phases; from any thread. */
+    long completedIterations() {
+        return completedIterations.get();
     }
 
     /** Completions of any kind so far; from any thread. */
@@ -200,24 +219,26 @@ final class BenchConnection implements WireCompletionListener {
         return completions.get();
     }
 
-    /** Runs {@code iterations} (or until {@link #stopPosting}) on the event loop; the future ends the phase. */
-    CompletableFuture<Void> startPhase(long iterations, boolean recordLatency) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        stopPosting = false;
-        conn.channel().eventLoop().execute(() -> {
-            if (failure != null) {
-                f.completeExceptionally(failure);
-                return;
-            }
-            phase = f;
-            posted = 0;
-            done = 0;
-            budget = iterations;
-            record = recordLatency;
-            fill(0);
-            maybeFinish();
-        });
-        return f;
+    /**
+     * Begins a phase of {@code iterations} (or until {@link #stop}) that {@code f} ends; on the event loop. What is
+     * in flight belongs to it: a measured phase that follows the warm-up takes over the warm-up's iterations in
+     * flight instead of waiting for them, so that the loop runs on as it ran (no drained queue to refill, no code
+     * path the warm-up did not take). {@code measured}: the phase whose octets {@link #measuredOctets} counts.
+     */
+    void begin(CompletableFuture<Void> f, long iterations, boolean measured) {
+        if (failure != null) {
+            f.completeExceptionally(failure);
+            return;
+        }
+        phase = f;
+        phaseStart = done;
+        budget = iterations;
+        if (measured) {
+            measuredSince = System.nanoTime();
+            measuredFrom = done;
+        }
+        fill(0);
+        maybeFinish();
     }
 
     /** Ends a timed phase: no more posts; the phase completes when what is in flight did. */
@@ -241,11 +262,17 @@ final class BenchConnection implements WireCompletionListener {
         filling = true;
         try {
             int n;
+            int postsLeft = postsPerFill();
             while ((n = window()) > 0) { // a burst: its last request goes signaled
+                if (postsLeft == 0) {
+                    resumeLater();
+                    break;
+                }
+                n = Math.min(n, postsLeft);
+                postsLeft -= n;
                 long first = next;
                 for (int k = 0; k < n && failure == null; k++) {
-                    long it = next++;
-                    posted++; // before posting: a completion may run inside the post call and look at the counts
+                    long it = next++; // before posting: a completion may run inside the post call and look at it
                     boolean signal = SignaledIterations.signaled(it, first, n, signalEvery);
                     if (signal) {
                         signaled.add(it);
@@ -260,16 +287,34 @@ final class BenchConnection implements WireCompletionListener {
         }
     }
 
+    /**
+     * Posts one call of {@link #fill} makes at the most: a Write completes inside its post when the transmit that
+     * post runs flushes it at once, and that completion opens the window again, so a call without a bound posted for
+     * as long as the socket took data (a whole timed phase on an unloaded receiver) and the event loop ran nothing
+     * else meanwhile: not the other connections it serves, not the task that begins the measured phase.
+     */
+    private int postsPerFill() {
+        return Math.max(MIN_POSTS_PER_FILL, 4 * depth);
+    }
+
+    /** The rest of what the window allows, from a task of its own: the loop's I/O and other tasks go first. */
+    private void resumeLater() {
+        if (!resumeQueued) {
+            resumeQueued = true;
+            conn.channel().eventLoop().execute(resume);
+        }
+    }
+
     /** How many iterations may be posted now. */
     private int window() {
         if (stopPosting || failure != null) {
             return 0;
         }
-        return (int) Math.max(0, Math.min(depth - (next - completedAll()), budget - posted));
+        return (int) Math.max(0, Math.min(depth - (next - completedAll()), budget - (next - phaseStart)));
     }
 
     private long completedAll() {
-        return s.op() == Bench.Op.send ? Math.min(sendsDone, echoes) : next - (posted - done);
+        return s.op() == Bench.Op.send ? Math.min(sendsDone, echoes) : done;
     }
 
     private void post(long it, long now, boolean signal) {
@@ -395,24 +440,20 @@ final class BenchConnection implements WireCompletionListener {
         if (phase == null) {
             return;
         }
-        // the warm-up records too (Bench resets the figures when the measured phase starts): the measured path is
-        // the one the warm-up ran and the JIT compiled. Only the iteration whose completion came has a latency.
+        // the warm-up records too (the measured phase resets its loop's histogram when it begins): the measured path
+        // is the one the warm-up ran and the JIT compiled. Only the iteration whose completion came has a latency.
         long now = System.nanoTime();
         BenchLatency.record(latency, now - postedAt[(int) it & (postedAt.length - 1)]);
         long n = it - from + 1;
-        if (record) {
-            measuredOctets.add(n * s.size());
-        } else {
-            warmupDone.add(n);
-        }
         done += n;
+        completedIterations.add(n);
         fill(now);
         maybeFinish();
     }
 
     private void maybeFinish() {
         CompletableFuture<Void> f = phase;
-        if (f != null && (done == budget || stopPosting && done == posted)) {
+        if (f != null && (done - phaseStart == budget || stopPosting && done == next)) {
             finishedAt = System.nanoTime();
             phase = null;
             f.complete(null);

@@ -3,7 +3,6 @@ package dev.iwarp.server;
 import io.netty.channel.EventLoop;
 import org.HdrHistogram.Histogram;
 
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +22,10 @@ final class BenchLatency {
      */
     static final long MAX_NANOS = TimeUnit.HOURS.toNanos(1);
 
-    private final List<Histogram> histograms;
+    private final Map<EventLoop, Histogram> perLoop;
 
-    private BenchLatency(List<Histogram> histograms) {
-        this.histograms = histograms;
+    private BenchLatency(Map<EventLoop, Histogram> perLoop) {
+        this.perLoop = perLoop;
     }
 
     /** Gives each connection the histogram of its event loop (264 KiB each: three significant digits up to an hour). */
@@ -35,7 +34,7 @@ final class BenchLatency {
         for (BenchConnection c : connections) {
             c.latency(perLoop.computeIfAbsent(c.connection().channel().eventLoop(), loop -> histogram()));
         }
-        return new BenchLatency(new ArrayList<>(perLoop.values()));
+        return new BenchLatency(perLoop);
     }
 
     /** A histogram of latencies from 1 ns to {@link #MAX_NANOS}, three significant digits, that never grows. */
@@ -49,18 +48,23 @@ final class BenchLatency {
     }
 
     /**
-     * Drops what the warm-up recorded. Called between phases, when nothing is in flight: the loops' last records
-     * happened before the phase's futures completed, and the next ones happen after the tasks that start the
-     * measured phase, which are queued after this.
+     * Drops what {@code loop} recorded so far (the warm-up's latencies); on that loop, as the measured phase begins
+     * there: only it records into its histogram.
      */
-    void reset() {
-        histograms.forEach(Histogram::reset);
+    void reset(EventLoop loop) {
+        Histogram h = perLoop.get(loop);
+        if (h != null) {
+            h.reset();
+        }
     }
 
-    /** All loops' latencies in one histogram (after the phase: the same ordering as {@link #reset}). */
+    /**
+     * All loops' latencies in one histogram; after the phase (each loop's last record happened before its
+     * connections' phase futures completed).
+     */
     Histogram merged() {
         Histogram all = histogram();
-        histograms.forEach(all::add);
+        perLoop.values().forEach(all::add);
         return all;
     }
 }
