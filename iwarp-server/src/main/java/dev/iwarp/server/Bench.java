@@ -194,7 +194,8 @@ final class Bench implements AutoCloseable {
      * loop, one task per loop: a measured phase first resets the loop's latency histogram, which only that loop
      * records into, so that the histogram holds exactly what its connections complete from then on.
      */
-    private List<CompletableFuture<Void>> start(long iterations, boolean measured) {
+    private List<CompletableFuture<Void>> start(long iterations, boolean measured)
+            throws IOException, InterruptedException {
         Map<EventLoop, List<Runnable>> byLoop = new LinkedHashMap<>();
         List<CompletableFuture<Void>> phases = new ArrayList<>();
         for (BenchConnection c : connections) {
@@ -203,12 +204,25 @@ final class Bench implements AutoCloseable {
             byLoop.computeIfAbsent(c.connection().channel().eventLoop(), l -> new ArrayList<>())
                     .add(() -> c.begin(f, iterations, measured));
         }
-        byLoop.forEach((loop, begins) -> loop.execute(() -> {
-            if (measured) {
-                latency.reset(loop);
-            }
-            begins.forEach(Runnable::run);
-        }));
+        List<CompletableFuture<Void>> begun = new ArrayList<>();
+        byLoop.forEach((loop, begins) -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            begun.add(done);
+            loop.execute(() -> {
+                if (measured) {
+                    latency.reset(loop);
+                }
+                begins.forEach(Runnable::run);
+                done.complete(null);
+            });
+        });
+        // a phase's clock starts once every loop began it: a loop busy with many connections runs the task late,
+        // and a stop that reached a connection before its begin would end the phase before it had started there
+        try {
+            CompletableFuture.allOf(begun.toArray(CompletableFuture[]::new)).get(s.timeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("the event loops did not begin the phase within " + s.timeoutMs() + " ms", e);
+        }
         return phases;
     }
 

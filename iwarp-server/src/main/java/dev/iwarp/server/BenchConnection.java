@@ -437,6 +437,9 @@ final class BenchConnection implements WireCompletionListener {
 
     /** Iterations {@code from} to {@code it} completed; {@code it}'s completion (or echo) is the one that came. */
     private void finishIterations(long from, long it) {
+        long n = it - from + 1;
+        done += n; // counted in or out of a phase: what is in flight is next - done
+        completedIterations.add(n);
         if (phase == null) {
             return;
         }
@@ -444,9 +447,6 @@ final class BenchConnection implements WireCompletionListener {
         // is the one the warm-up ran and the JIT compiled. Only the iteration whose completion came has a latency.
         long now = System.nanoTime();
         BenchLatency.record(latency, now - postedAt[(int) it & (postedAt.length - 1)]);
-        long n = it - from + 1;
-        done += n;
-        completedIterations.add(n);
         fill(now);
         maybeFinish();
     }
